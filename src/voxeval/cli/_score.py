@@ -1,0 +1,61 @@
+"""``voxeval score``: WLCS and WED of predictions against gold dialogue acts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from voxeval.data import load_gold, load_predictions
+from voxeval.report import table1_markdown
+from voxeval.run import score_predictions, write_score_outputs
+from voxeval.run._scoring import table_row
+
+
+def register(commands: Any) -> None:
+    """Add ``score`` to the command parser."""
+    p = commands.add_parser(
+        "score",
+        help="score predicted dialogue acts against gold (WLCS, WED and its breakdown)",
+        description=(
+            "Score predictions against gold dialogue-act sequences. GOLD rows follow the paper's schema "
+            "(id, scenario_context, input, output, output_dialogue_acts.steps); PRED rows are "
+            '{"id": ..., "steps": [{"act": ..., "importance": ...}, ...]}. Importances are renormalised to sum '
+            "to 1 on load. A gold id without a prediction is scored as an empty reply (WLCS 0, WED 1) and "
+            'reported; a prediction with "status": "failed" is excluded from the means and listed.'
+        ),
+    )
+    p.add_argument("--gold", required=True, type=Path, help="gold JSONL in the paper's schema")
+    p.add_argument("--pred", required=True, type=Path, help="predicted acts JSONL ({id, steps})")
+    p.add_argument("--out", required=True, type=Path, help="output directory (scores.jsonl, summary.json, report.md)")
+    p.add_argument("--ignore-extra", action="store_true", help="skip prediction ids that are not in the gold file")
+    p.add_argument("--json", action="store_true", help="print summary.json to stdout instead of the table")
+    p.add_argument("--dataset-name", help="dataset name for the report (default: gold file stem)")
+    p.add_argument("--system-name", help="system name for the report (default: pred file stem)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``voxeval score``."""
+    gold = load_gold(args.gold)
+    preds = load_predictions(args.pred)
+    scored = score_predictions(
+        gold,
+        preds,
+        dataset=args.dataset_name or args.gold.stem,
+        system=args.system_name or args.pred.stem,
+        ignore_extra=args.ignore_extra,
+        pred_source=str(args.pred),
+    )
+    write_score_outputs(args.out, [scored])
+    if args.json:
+        print(
+            json.dumps(
+                json.loads((args.out / "summary.json").read_text(encoding="utf-8")), ensure_ascii=False, indent=2
+            )
+        )
+    else:
+        print(table1_markdown([table_row(scored)]))
+        print(f"\nwrote {args.out / 'scores.jsonl'}, {args.out / 'summary.json'}, {args.out / 'report.md'}")
+    return 0

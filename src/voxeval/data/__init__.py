@@ -1,0 +1,28 @@
+"""Datasets: the paper's row schema, JSONL reading and writing, and the built-in data."""
+
+from voxeval.data._jsonl import (
+    AppendLog,
+    atomic_write_json,
+    atomic_write_jsonl,
+    atomic_write_text,
+    dumps,
+    read_jsonl,
+)
+from voxeval.data._load import load_gold, load_predictions
+from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_id, parse_prediction
+
+__all__ = [
+    "AppendLog",
+    "GoldSample",
+    "Prediction",
+    "atomic_write_json",
+    "atomic_write_jsonl",
+    "atomic_write_text",
+    "dumps",
+    "load_gold",
+    "load_predictions",
+    "parse_gold",
+    "parse_id",
+    "parse_prediction",
+    "read_jsonl",
+]

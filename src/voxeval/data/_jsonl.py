@@ -1,0 +1,155 @@
+"""JSON Lines input and output: strict reading with file/line errors, atomic and append-only writing."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from voxeval.errors import InputError, Location
+
+MAX_LINE_BYTES = 1 << 20
+"""Longest JSONL line accepted (1 MiB). Rows reference audio by path, so a longer line is a broken file."""
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _decode_line(raw: bytes, where: Location) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(where, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8") from None
+    try:
+        # NaN / Infinity are not JSON; refusing them here keeps them out of every score.
+        row = json.loads(text, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise InputError(where, f"invalid JSON: {exc}") from None
+    if not isinstance(row, dict):
+        raise InputError(where, f"each line must be a JSON object, got {type(row).__name__}")
+    return row
+
+
+def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, row)`` for each non-blank line of a JSONL file.
+
+    Repairs, both documented: a UTF-8 byte-order mark at the start is skipped, and blank lines are
+    ignored. Everything else that is wrong raises :class:`InputError` naming the file and line.
+    """
+    name = str(path)
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below; open errors need their own message
+    except FileNotFoundError:
+        raise InputError(Location(name), "file not found") from None
+    except IsADirectoryError:
+        raise InputError(Location(name), "is a directory, expected a JSONL file") from None
+    with handle:
+        for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
+            where = Location(name, number)
+            if len(raw) > MAX_LINE_BYTES:
+                raise InputError(where, f"line longer than {MAX_LINE_BYTES} bytes; is this really a JSONL file?")
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+            if not raw.strip():
+                continue
+            yield number, _decode_line(raw, where)
+
+
+def dumps(row: Any) -> str:
+    """One compact JSON line (no trailing newline), UTF-8 text kept readable, NaN refused."""
+    return json.dumps(row, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and rename, so readers never see a partial file."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: str | Path, obj: Any) -> None:
+    """Pretty-printed JSON, written atomically."""
+    atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+
+
+def atomic_write_jsonl(path: str | Path, rows: Iterable[Any]) -> None:
+    """A whole JSONL file, written atomically."""
+    atomic_write_text(path, "".join(dumps(r) + "\n" for r in rows))
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """``None`` for NaN/inf so that JSON output never carries non-standard numbers."""
+    return None if value is None or not math.isfinite(value) else value
+
+
+class AppendLog:
+    """An append-only JSONL file of results keyed by a stable id; the basis of resumable runs.
+
+    On open, complete rows are read back (their keys are :attr:`done`); a torn last line left by a
+    crash (no trailing newline) is cut off, since it was never completely written. Each :meth:`append`
+    writes one whole line with a single ``write`` and flushes it, so a killed process loses at most
+    the row it was writing and never duplicates one.
+    """
+
+    def __init__(self, path: str | Path, key: str = "id") -> None:
+        self.path = Path(path)
+        self.key = key
+        self.rows: dict[str, dict[str, Any]] = {}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._repair_and_load()
+        self._out = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - long-lived handle, closed by close()
+
+    def _repair_and_load(self) -> None:
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            # The last line was torn by a crash mid-write: drop it, keep everything complete before it.
+            cut = data.rfind(b"\n") + 1
+            with open(self.path, "r+b") as fix:
+                fix.truncate(cut)
+        for _, row in read_jsonl(self.path):
+            self.rows[str(row[self.key])] = row
+
+    @property
+    def done(self) -> set[str]:
+        """Keys already recorded."""
+        return set(self.rows)
+
+    def append(self, row: dict[str, Any]) -> None:
+        """Record one result; a key already present is a programming error (it would duplicate)."""
+        key = str(row[self.key])
+        if key in self.rows:
+            raise ValueError(f"{self.path}: key {key!r} already recorded")
+        self._out.write(dumps(row) + "\n")
+        self._out.flush()
+        self.rows[key] = row
+
+    def close(self) -> None:
+        """Flush to disk and close the file."""
+        if not self._out.closed:
+            self._out.flush()
+            os.fsync(self._out.fileno())
+            self._out.close()
+
+    def __enter__(self) -> AppendLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,118 @@
+"""Per-sample scores and their summary (the numbers of the spec's Table 1)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from voxeval.acts import Acts
+from voxeval.metrics._wed import EditResult, weighted_edit_distance
+from voxeval.metrics._wlcs import weighted_lcs
+
+MISSING_COUNTED_AS = "empty reply: WLCS 0, WED 1 (all insertions)"
+"""How a gold id without a prediction enters the means."""
+
+
+@dataclass(frozen=True)
+class SampleScore:
+    """WLCS and WED of one prediction against its gold sequence."""
+
+    id: str
+    """Sample id (shared by gold and prediction)."""
+    wlcs: float
+    """Weighted LCS (prediction-side weights)."""
+    edit: EditResult
+    """Weighted edit distance with its breakdown and path."""
+    missing: bool = False
+    """True when there was no prediction and the sample was scored as an empty reply."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The row written to ``scores.jsonl``."""
+        return {
+            "id": self.id,
+            "wlcs": self.wlcs,
+            "wed": self.edit.total,
+            "deletion": self.edit.deletion,
+            "insertion": self.edit.insertion,
+            "substitution": self.edit.substitution,
+            "ops": [op.to_json() for op in self.edit.ops],
+            "missing_prediction": self.missing,
+        }
+
+
+def score_sample(sample_id: str, gold: Acts, pred: Acts, *, missing: bool = False) -> SampleScore:
+    """Score one prediction (already normalised) against its gold sequence."""
+    return SampleScore(sample_id, weighted_lcs(gold, pred), weighted_edit_distance(pred, gold), missing)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def _std(values: Sequence[float]) -> float | None:
+    # Population standard deviation (ddof=0, numpy's default), as reported next to each mean.
+    mean = _mean(values)
+    if mean is None:
+        return None
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Means and standard deviations over the scored samples (Table 1's columns)."""
+
+    n: int
+    """Number of samples in the means (includes missing predictions, scored as empty replies)."""
+    wlcs_mean: float | None
+    wlcs_std: float | None
+    wed_mean: float | None
+    wed_std: float | None
+    deletion_mean: float | None
+    insertion_mean: float | None
+    substitution_mean: float | None
+    missing_predictions: int = 0
+    """Gold ids that had no prediction; they are in ``n`` and counted as ``missing_counted_as`` says."""
+    missing_ids: tuple[str, ...] = ()
+    """Which gold ids had no prediction."""
+    excluded: dict[str, str] = field(default_factory=dict)
+    """Samples left out of the means (id → reason), e.g. a failed annotation. Never silently scored."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The object written to ``summary.json``."""
+        return {
+            "n": self.n,
+            "wlcs_mean": self.wlcs_mean,
+            "wlcs_std": self.wlcs_std,
+            "wed_mean": self.wed_mean,
+            "wed_std": self.wed_std,
+            "deletion_mean": self.deletion_mean,
+            "insertion_mean": self.insertion_mean,
+            "substitution_mean": self.substitution_mean,
+            "missing_predictions": self.missing_predictions,
+            "missing_counted_as": MISSING_COUNTED_AS,
+            "missing_ids": list(self.missing_ids),
+            "excluded": len(self.excluded),
+            "excluded_ids": dict(self.excluded),
+        }
+
+
+def summarise(scores: Sequence[SampleScore], excluded: dict[str, str] | None = None) -> Summary:
+    """Table 1 numbers for a set of sample scores."""
+    wlcs = [s.wlcs for s in scores]
+    wed = [s.edit.total for s in scores]
+    missing = tuple(s.id for s in scores if s.missing)
+    return Summary(
+        n=len(scores),
+        wlcs_mean=_mean(wlcs),
+        wlcs_std=_std(wlcs),
+        wed_mean=_mean(wed),
+        wed_std=_std(wed),
+        deletion_mean=_mean([s.edit.deletion for s in scores]),
+        insertion_mean=_mean([s.edit.insertion for s in scores]),
+        substitution_mean=_mean([s.edit.substitution for s in scores]),
+        missing_predictions=len(missing),
+        missing_ids=missing,
+        excluded=dict(excluded or {}),
+    )

@@ -1,0 +1,147 @@
+"""Table 1 and Table 2 of the spec, as data and as Markdown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from voxeval.acts import Acts
+from voxeval.data._schema import GoldSample, Prediction
+from voxeval.metrics import SampleScore, Summary
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One Table 1 row: a dataset (by its generator) × a system."""
+
+    dataset: str
+    """Dataset name or the LLM that generated it."""
+    system: str
+    """System under test."""
+    summary: Summary
+    """Its scores."""
+
+
+@dataclass(frozen=True)
+class Representative:
+    """One Table 2 row: a sample chosen for what its edit path shows."""
+
+    kind: str
+    """Why it was chosen, e.g. ``largest insertion (=0.85)``."""
+    score: SampleScore
+    """Its scores."""
+    gold: GoldSample | None
+    """The gold sample (texts and acts)."""
+    pred: Prediction | None
+    """The prediction, when there was one."""
+    system: str
+    """System that produced the reply."""
+
+
+_PICKS: tuple[tuple[str, Callable[[SampleScore], float], bool], ...] = (
+    ("largest insertion", lambda s: s.edit.insertion, True),
+    ("largest deletion", lambda s: s.edit.deletion, True),
+    ("largest substitution", lambda s: s.edit.substitution, True),
+    ("smallest distance", lambda s: s.edit.total, False),
+)
+
+
+def representatives(
+    scores: Sequence[SampleScore],
+    gold: Mapping[str, GoldSample],
+    preds: Mapping[str, Prediction],
+    system: str,
+) -> list[Representative]:
+    """Table 2: the samples with the largest insertion, deletion and substitution cost and the smallest WED.
+
+    Ties go to the first sample in dataset order, so the choice is deterministic.
+    """
+    picked: list[Representative] = []
+    if not scores:
+        return picked
+    for name, key, largest in _PICKS:
+        best = scores[0]
+        for s in scores[1:]:
+            if (key(s) > key(best)) if largest else (key(s) < key(best)):
+                best = s
+        picked.append(Representative(f"{name} (={key(best):.2f})", best, gold.get(best.id), preds.get(best.id), system))
+    return picked
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def format_acts(acts: Acts) -> str:
+    """``[(Commissive, 0.60), (Question, 0.25)]``, the paper's notation."""
+    return "[" + ", ".join(f"({s.act}, {s.importance:.2f})" for s in acts) + "]"
+
+
+def _cell(text: str | None) -> str:
+    return "—" if not text else text.replace("|", "\\|").replace("\n", " ")
+
+
+def table1_markdown(rows: Sequence[TableRow]) -> str:
+    """The spec's Table 1: WLCS and WED mean/std and the mean WED breakdown per dataset × system."""
+    lines = [
+        "| dataset | system | n | WLCS mean (↑) | WLCS std | WED mean (↓) | WED std "
+        "| deletion | insertion | substitution | missing | excluded |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        s = r.summary
+        lines.append(
+            f"| {_cell(r.dataset)} | {_cell(r.system)} | {s.n} | {_fmt(s.wlcs_mean)} | {_fmt(s.wlcs_std)} | "
+            f"{_fmt(s.wed_mean)} | {_fmt(s.wed_std)} | {_fmt(s.deletion_mean)} | {_fmt(s.insertion_mean)} | "
+            f"{_fmt(s.substitution_mean)} | {s.missing_predictions} | {len(s.excluded)} |"
+        )
+    return "\n".join(lines)
+
+
+def table2_markdown(reps: Sequence[Representative]) -> str:
+    """The spec's Table 2: representative samples per cost type, with texts when the rows carry them."""
+    lines = [
+        "| # | what | id | input | gold reply | gold DA | model reply | model DA | system |",
+        "|---:|---|---|---|---|---|---|---|---|",
+    ]
+    for n, r in enumerate(reps, start=1):
+        gold_acts = format_acts(r.gold.acts) if r.gold else "—"
+        pred_acts = format_acts(r.pred.acts) if r.pred else "(no prediction: empty reply)"
+        lines.append(
+            f"| {n} | {r.kind} | {_cell(r.score.id)} | {_cell(r.gold.input_text if r.gold else None)} | "
+            f"{_cell(r.gold.output_text if r.gold else None)} | {gold_acts} | "
+            f"{_cell(r.pred.text if r.pred else None)} | {pred_acts} | {_cell(r.system)} |"
+        )
+    return "\n".join(lines)
+
+
+def render_markdown(rows: Sequence[TableRow], reps: Sequence[Representative]) -> str:
+    """The Markdown report of a scoring: Table 1, missing predictions, Table 2."""
+    parts = ["# voxeval dialogue-act report", "", "## Table 1: scores per dataset × system", "", table1_markdown(rows)]
+    notes = []
+    for r in rows:
+        if r.summary.missing_predictions:
+            notes.append(
+                f"- {r.system} on {r.dataset}: {r.summary.missing_predictions} gold id(s) had no prediction and were "
+                f"scored as empty replies (WLCS 0, WED 1): {', '.join(r.summary.missing_ids[:20])}"
+                + (" …" if r.summary.missing_predictions > 20 else "")
+            )
+        if r.summary.excluded:
+            listed = "; ".join(f"{k}: {v}" for k, v in list(r.summary.excluded.items())[:20])
+            notes.append(
+                f"- {r.system} on {r.dataset}: {len(r.summary.excluded)} sample(s) failed and were excluded "
+                f"from the means: {listed}"
+            )
+    if notes:
+        parts += ["", "### Missing and excluded samples", "", *notes]
+    parts += [
+        "",
+        "WED breakdown columns follow one optimal edit path per sample, "
+        "so deletion + insertion + substitution = WED mean.",
+        "",
+        "## Table 2: representative samples",
+        "",
+        table2_markdown(reps),
+        "",
+    ]
+    return "\n".join(parts)

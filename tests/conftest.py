@@ -1,0 +1,48 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def write_jsonl(path: Path, rows: list[Any]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def gold_row(sample_id: str, steps: list[tuple[str, float]], *, inp: str = "入力", out: str = "出力") -> dict[str, Any]:
+    return {
+        "id": sample_id,
+        "scenario_context": {"background": "テスト"},
+        "input": {"role": "USER", "text": inp, "locale": "ja-JP"},
+        "output": {"role": "ASSISTANT", "text": out},
+        "output_dialogue_acts": {"steps": [{"act": a, "importance": w} for a, w in steps]},
+    }
+
+
+def pred_row(sample_id: str, steps: list[tuple[str, float]], **extra: Any) -> dict[str, Any]:
+    return {"id": sample_id, "steps": [{"act": a, "importance": w} for a, w in steps], **extra}
+
+
+@pytest.fixture
+def paper_files(tmp_path: Path) -> tuple[Path, Path]:
+    """Gold and predictions of the paper's worked examples (WLCS example + Table 2 IDs 1–4)."""
+    gold = [
+        gold_row("wlcs", [("Question", 0.7), ("Suggestion", 0.1), ("Inform", 0.2)]),
+        gold_row("t2-1", [("Commissive", 0.6), ("Question", 0.25), ("Inform", 0.15)], inp="10分のタイマーをセットして"),
+        gold_row("t2-2", [("Question", 0.65), ("Inform", 0.15), ("Commissive", 0.2)]),
+        gold_row("t2-3", [("Commissive", 0.6), ("Question", 0.2), ("Question", 0.2)]),
+        gold_row("t2-4", [("Inform", 0.65), ("Question", 0.35)]),
+    ]
+    preds = [
+        pred_row("wlcs", [("Question", 0.7), ("Suggestion", 0.15), ("Answer", 0.05)]),
+        pred_row("t2-1", [("Inform", 1.0)], text="はい、10分のタイマーをセットしました。"),
+        pred_row("t2-2", [("Request", 0.7), ("Question", 0.3)]),
+        pred_row("t2-3", [("Check-Question", 0.3), ("Inform", 0.5), ("Inform", 0.2)]),
+        pred_row("t2-4", [("Inform", 0.75), ("Question", 0.25)]),
+    ]
+    return write_jsonl(tmp_path / "gold.jsonl", gold), write_jsonl(tmp_path / "pred.jsonl", preds)
