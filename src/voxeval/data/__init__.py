@@ -1,5 +1,6 @@
 """Datasets: the paper's row schema, JSONL reading and writing, and the built-in data."""
 
+from voxeval.data._builtin import Dataset, builtin_names, builtin_path, resolve_dataset
 from voxeval.data._jsonl import (
     AppendLog,
     atomic_write_json,
@@ -13,11 +14,14 @@ from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_id, p
 
 __all__ = [
     "AppendLog",
+    "Dataset",
     "GoldSample",
     "Prediction",
     "atomic_write_json",
     "atomic_write_jsonl",
     "atomic_write_text",
+    "builtin_names",
+    "builtin_path",
     "dumps",
     "load_gold",
     "load_predictions",
@@ -25,4 +29,5 @@ __all__ = [
     "parse_id",
     "parse_prediction",
     "read_jsonl",
+    "resolve_dataset",
 ]

@@ -1,0 +1,63 @@
+"""Built-in datasets shipped with voxeval, and resolving a DATASET argument (name or file)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from voxeval.data._load import load_gold
+from voxeval.data._schema import GoldSample
+from voxeval.errors import InputError, Location
+
+_PACKAGE = "voxeval.data.builtin"
+
+
+def builtin_names() -> list[str]:
+    """Names of the built-in datasets (file stems under ``voxeval/data/builtin``)."""
+    root = resources.files(_PACKAGE)
+    return sorted(p.name[: -len(".jsonl")] for p in root.iterdir() if p.name.endswith(".jsonl"))
+
+
+def builtin_path(name: str) -> Path:
+    """The JSONL file of a built-in dataset."""
+    path = Path(str(resources.files(_PACKAGE).joinpath(f"{name}.jsonl")))
+    if not path.is_file():
+        raise InputError(
+            Location(field="dataset"), f"no built-in dataset {name!r}; built-in: {', '.join(builtin_names())}"
+        )
+    return path
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A loaded dataset: its name, the file it came from (audio paths are relative to its folder) and samples."""
+
+    name: str
+    """Built-in name or the file's stem."""
+    path: Path
+    """The JSONL file."""
+    samples: tuple[GoldSample, ...]
+    """Rows in file order."""
+
+    @property
+    def root(self) -> Path:
+        """Folder that relative audio paths in the rows are resolved against."""
+        return self.path.parent
+
+    def split(self, name: str | None) -> Dataset:
+        """Only the samples of one split (``dev`` / ``test``), or all when ``name`` is None."""
+        if name is None:
+            return self
+        picked = tuple(s for s in self.samples if s.split == name)
+        if not picked:
+            raise InputError(Location(str(self.path), field="split"), f"no samples in split {name!r}")
+        return Dataset(f"{self.name}:{name}", self.path, picked)
+
+
+def resolve_dataset(spec: str | Path) -> Dataset:
+    """Load ``spec``: a built-in dataset name (e.g. ``ja-assistant``) or a JSONL file in the paper's schema."""
+    path = Path(spec)
+    if path.suffix == ".jsonl" or path.exists():
+        return Dataset(path.stem, path, tuple(load_gold(path)))
+    return Dataset(str(spec), builtin_path(str(spec)), tuple(load_gold(builtin_path(str(spec)))))
