@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 
 from voxeval import __version__
-from voxeval.cli import _score
+from voxeval.cli import _dataset, _run, _score
 from voxeval.errors import VoxevalError
 
-_COMMAND_MODULES = (_score,)
+_COMMAND_MODULES = (_score, _dataset, _run)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,6 +3,7 @@
 from voxeval.data._builtin import Dataset, builtin_names, builtin_path, resolve_dataset
 from voxeval.data._jsonl import (
     AppendLog,
+    atomic_write_bytes,
     atomic_write_json,
     atomic_write_jsonl,
     atomic_write_text,
@@ -10,6 +11,7 @@ from voxeval.data._jsonl import (
     read_jsonl,
 )
 from voxeval.data._load import load_gold, load_predictions
+from voxeval.data._paths import resolve_inside
 from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_id, parse_prediction
 
 __all__ = [
@@ -17,6 +19,7 @@ __all__ = [
     "Dataset",
     "GoldSample",
     "Prediction",
+    "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_jsonl",
     "atomic_write_text",
@@ -30,4 +33,5 @@ __all__ = [
     "parse_prediction",
     "read_jsonl",
     "resolve_dataset",
+    "resolve_inside",
 ]

@@ -83,6 +83,20 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         raise
 
 
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write bytes via a temporary file and rename."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def atomic_write_json(path: str | Path, obj: Any) -> None:
     """Pretty-printed JSON, written atomically."""
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
@@ -124,8 +138,12 @@ class AppendLog:
             cut = data.rfind(b"\n") + 1
             with open(self.path, "r+b") as fix:
                 fix.truncate(cut)
-        for _, row in read_jsonl(self.path):
-            self.rows[str(row[self.key])] = row
+        for line, row in read_jsonl(self.path):
+            key = str(row[self.key])
+            if key in self.rows and self.rows[key].get("status") != "failed":
+                raise InputError(Location(str(self.path), line, self.key), f"result {key!r} recorded twice")
+            # A retried failure is recorded again; the later row supersedes the failed one.
+            self.rows[key] = row
 
     @property
     def done(self) -> set[str]:
@@ -133,9 +151,9 @@ class AppendLog:
         return set(self.rows)
 
     def append(self, row: dict[str, Any]) -> None:
-        """Record one result; a key already present is a programming error (it would duplicate)."""
+        """Record one result. A key already present is refused unless its row has ``status: failed``."""
         key = str(row[self.key])
-        if key in self.rows:
+        if key in self.rows and self.rows[key].get("status") != "failed":
             raise ValueError(f"{self.path}: key {key!r} already recorded")
         self._out.write(dumps(row) + "\n")
         self._out.flush()

@@ -1,0 +1,103 @@
+"""``voxeval run``: the resumable evaluation pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from voxeval.errors import ConfigError
+
+SYSTEM_HELP = (
+    "system under test (repeatable): replay:PATH.jsonl | openai:MODEL | gemini:MODEL | "
+    "openai-compat:MODEL@BASE_URL | cascade[:asr=…,llm=…,tts=…|none] | python:MODULE:CALLABLE; "
+    "provider options after '?', e.g. openai:gpt-4o-audio-preview?concurrency=8&rps=2 (see docs/systems.md)"
+)
+
+
+def register(commands: Any) -> None:
+    """Add ``run``."""
+    p = commands.add_parser(
+        "run",
+        help="run a benchmark end to end (resumable): inputs → replies → annotations → scores → report",
+        description=(
+            "Run or resume a benchmark in RUN_DIR. Each stage appends results keyed by sample id to a JSONL log, "
+            "so rerunning the same command does only the missing work; a run killed at any moment loses nothing "
+            "that was written. Several --dataset and --system values form the experiment grid of Table 1."
+        ),
+    )
+    p.add_argument("--benchmark", choices=("da",), default="da", help="benchmark to run (default: da)")
+    p.add_argument("--dataset", action="append", help="built-in name or JSONL file (repeatable; default ja-assistant)")
+    p.add_argument("--system", action="append", required=True, help=SYSTEM_HELP)
+    p.add_argument("--annotator", default="offline", help="annotator spec: offline | llm:MODEL_SPEC | gold[:DATASET]")
+    p.add_argument("--tts", default="pyopenjtalk", help="engine for inputs without audio (default: pyopenjtalk)")
+    p.add_argument("--split", help="only this split of each dataset (dev / test)")
+    p.add_argument("--out", required=True, type=Path, help="run directory (created, or resumed)")
+    p.add_argument("--limit", type=int, help="only the first N samples of each dataset")
+    p.add_argument("--retry-failed", action="store_true", help="re-attempt samples recorded as failed")
+    p.add_argument("--concurrency", type=int, help="requests in flight per system (default: the system's own)")
+    p.add_argument("--no-cache", action="store_true", help="do not reuse identical provider calls from the cache")
+    p.add_argument("--dry-run", action="store_true", help="print what would be called, and an estimate; call nothing")
+    p.add_argument("--system-prompt-file", type=Path, help="replace the Appendix B.1 system prompt")
+    p.add_argument("--user-prompt-file", type=Path, help="replace the Appendix B.2 user prompt")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(handler=run)
+
+
+def _prompt(path: Path | None, default: str) -> str:
+    if path is None:
+        return default
+    try:
+        return path.read_text(encoding="utf-8").rstrip("\n")
+    except OSError as exc:
+        raise ConfigError(f"cannot read prompt file {path}: {exc}") from None
+
+
+def settings_from_args(args: argparse.Namespace) -> Any:
+    """The run's result-determining settings from the command line."""
+    from voxeval.run import RunSettings
+    from voxeval.systems import default_prompts
+
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError("--limit must be at least 1")
+    system_prompt, user_prompt = default_prompts()
+    return RunSettings(
+        benchmark=args.benchmark,
+        datasets=tuple(args.dataset or ["ja-assistant"]),
+        systems=tuple(args.system),
+        annotator=args.annotator,
+        tts=args.tts,
+        split=args.split,
+        system_prompt=_prompt(args.system_prompt_file, system_prompt),
+        user_prompt=_prompt(args.user_prompt_file, user_prompt),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``voxeval run``."""
+    from voxeval.report import table1_markdown
+    from voxeval.run import RunOptions, run_da
+    from voxeval.run._dryrun import dry_run
+    from voxeval.run._scoring import table_row
+
+    settings = settings_from_args(args)
+    options = RunOptions(
+        out=args.out,
+        limit=args.limit,
+        retry_failed=args.retry_failed,
+        concurrency=args.concurrency,
+        use_cache=not args.no_cache,
+        progress=not args.quiet,
+    )
+    if args.dry_run:
+        print(json.dumps(dry_run(settings, options), ensure_ascii=False, indent=2))
+        return 0
+    sets = run_da(settings, options, argv=["voxeval", *sys.argv[1:]])
+    print(table1_markdown([table_row(s) for s in sets]))
+    failed = sum(len(s.summary.excluded) for s in sets)
+    if failed:
+        print(f"\n{failed} sample(s) failed or are unfinished and were excluded; see {args.out / 'report.md'}")
+    print(f"\nreport: {args.out / 'report.md'}")
+    return 0

@@ -1,0 +1,102 @@
+"""Strict validation of a dataset file (``voxeval dataset validate``) and its statistics."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from voxeval.acts import LABELS
+from voxeval.data._jsonl import read_jsonl
+from voxeval.data._schema import GoldSample, parse_gold
+from voxeval.errors import InputError, Location
+
+SUM_TOLERANCE = 1e-6
+"""Stored importances must sum to 1 within this (the loader renormalises anyway; validation wants clean data)."""
+
+
+@dataclass
+class ValidationReport:
+    """Problems found in a dataset file, and the samples that parsed."""
+
+    path: str
+    """The file validated."""
+    errors: list[str] = field(default_factory=list)
+    """One line per problem: ``FILE:LINE, field F: message``."""
+    samples: list[GoldSample] = field(default_factory=list)
+    """Rows that parsed."""
+
+    @property
+    def ok(self) -> bool:
+        """No problems."""
+        return not self.errors
+
+
+def _check_steps(raw_steps: list[Any], reply: str, where: Location, require_spans: bool) -> list[str]:
+    problems: list[str] = []
+    total = math.fsum(float(s["importance"]) for s in raw_steps)
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        problems.append(f"{where}: importances sum to {total:.6f}, not 1")
+    cursor = 0
+    for i, step in enumerate(raw_steps):
+        here = where.child(f"[{i}]")
+        if step["act"] not in LABELS:
+            problems.append(f"{here.child('act')}: label {step['act']!r} is not spelled canonically")
+        span = step.get("span")
+        if span is None:
+            if require_spans:
+                problems.append(f"{here.child('span')}: missing")
+            continue
+        found = reply.find(span, cursor)
+        if not span or found < 0:
+            where_else = reply.find(span)
+            why = "overlaps or is out of order" if where_else >= 0 else "is not a substring of output.text"
+            problems.append(f"{here.child('span')}: {span!r} {why}")
+        else:
+            cursor = found + len(span)
+    return problems
+
+
+def validate_file(path: str | Path, *, require_spans: bool = False) -> ValidationReport:
+    """Check schema, labels, weights (sum to 1 within 1e-6), spans (exact, in order) and unique ids."""
+    report = ValidationReport(str(path))
+    seen: dict[str, int] = {}
+    try:
+        for line, row in read_jsonl(path):
+            where = Location(str(path), line)
+            try:
+                sample = parse_gold(row, where)
+            except InputError as exc:
+                report.errors.append(str(exc))
+                continue
+            if sample.id in seen:
+                report.errors.append(
+                    f"{where.child('id')}: duplicate id {sample.id!r} (first on line {seen[sample.id]})"
+                )
+                continue
+            seen[sample.id] = line
+            steps_where = where.child("output_dialogue_acts.steps")
+            report.errors += _check_steps(
+                row["output_dialogue_acts"]["steps"], sample.output_text, steps_where, require_spans
+            )
+            report.samples.append(sample)
+    except InputError as exc:  # the file itself is unreadable past this line
+        report.errors.append(str(exc))
+    if not report.samples and not report.errors:
+        report.errors.append(f"{path}: no rows")
+    return report
+
+
+def dataset_stats(samples: list[GoldSample]) -> dict[str, Any]:
+    """Counts of domains, splits, labels (per step and per sample) and sequence lengths."""
+    return {
+        "samples": len(samples),
+        "splits": dict(Counter(s.split or "-" for s in samples).most_common()),
+        "domains": dict(Counter(s.domain or "-" for s in samples).most_common()),
+        "label_steps": {label: sum(1 for s in samples for a in s.acts if a.act == label) for label in LABELS},
+        "label_samples": {label: sum(1 for s in samples if any(a.act == label for a in s.acts)) for label in LABELS},
+        "sequence_lengths": dict(sorted(Counter(len(s.acts) for s in samples).items())),
+        "mean_reply_chars": round(sum(len(s.output_text) for s in samples) / max(len(samples), 1), 1),
+    }

@@ -1,0 +1,93 @@
+"""A run's settings (``config.json``) and the check that a resumed run uses the same ones."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from voxeval import __version__
+from voxeval.data import atomic_write_json
+from voxeval.errors import ConfigError
+from voxeval.paths import sha256_file
+
+STAGES = ("inputs", "replies", "annotations")
+"""Append-only stage logs in a run directory, keyed by (sample, stage): one file each."""
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything that decides a run's results; a resumed run must match it exactly."""
+
+    benchmark: str
+    """``da`` (dialogue acts) or ``style``."""
+    datasets: tuple[str, ...]
+    """Dataset names or files."""
+    systems: tuple[str, ...]
+    """System spec strings."""
+    annotator: str
+    """Annotator (``da``) or judge (``style``) spec."""
+    tts: str
+    """TTS engine used to synthesise inputs that have no audio."""
+    split: str | None = None
+    """Only this split of each dataset, if given."""
+    system_prompt: str = ""
+    """System prompt text given to systems (Appendix B.1 by default)."""
+    user_prompt: str = ""
+    """User prompt text given with the audio (Appendix B.2 by default)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Benchmark-specific settings (e.g. judge repeats)."""
+
+    def fingerprint(self) -> str:
+        """Hash of the settings; a run directory holds the results of exactly one fingerprint."""
+        blob = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def _prompt_info(text: str) -> dict[str, str]:
+    return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "text": text}
+
+
+def write_config(
+    run_dir: Path,
+    settings: RunSettings,
+    *,
+    dataset_files: dict[str, Path],
+    described: dict[str, Any],
+    limit: int | None,
+    argv: list[str],
+) -> dict[str, Any]:
+    """Write ``config.json``; when the directory already has one, refuse different settings."""
+    path = run_dir / "config.json"
+    fingerprint = settings.fingerprint()
+    previous: dict[str, Any] | None = None
+    if path.exists():
+        previous = json.loads(path.read_text(encoding="utf-8"))
+        if previous.get("fingerprint") != fingerprint:
+            raise ConfigError(
+                f"{run_dir} holds a run with different settings (fingerprint {previous.get('fingerprint')} ≠ "
+                f"{fingerprint}); use a new --out directory, or the same options as before to resume"
+            )
+    config = {
+        "voxeval_version": __version__,
+        "fingerprint": fingerprint,
+        "settings": asdict(settings),
+        "prompts": {"system": _prompt_info(settings.system_prompt), "user": _prompt_info(settings.user_prompt)},
+        "datasets": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in dataset_files.items()},
+        "components": described,
+        "limit": limit,
+        "created": previous["created"] if previous else time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "command": argv,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+    }
+    if previous and previous.get("datasets") != config["datasets"]:
+        raise ConfigError(f"a dataset file changed since {run_dir} was started; use a new --out directory")
+    atomic_write_json(path, config)
+    return config

@@ -1,0 +1,47 @@
+"""The ASR extension point."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from voxeval.registry import Registry
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What an ASR engine heard."""
+
+    text: str
+    """Recognised text (segments joined)."""
+    language: str | None
+    """Detected or forced language code (``ja``, ``en``, ``zh``)."""
+    language_probability: float | None = None
+    """Confidence of the language ID, when detected."""
+    speech_seconds: float | None = None
+    """Duration of the speech the engine decoded (after its VAD, when it has one)."""
+
+
+class ASREngine(Protocol):
+    """Speech → text."""
+
+    name: str
+    """Engine name recorded with results."""
+
+    def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
+        """Transcribe WAV bytes; ``language`` forces the language when known (no language ID then)."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Engine, model and settings, for ``config.json``."""
+        ...
+
+
+asr_engines: Registry = Registry("ASR engine")
+"""ASR factories by name (keyword options only)."""
+
+
+def asr_from_spec(spec: str) -> ASREngine:
+    """``whisper-base`` (default offline engine)."""
+    engine: ASREngine = asr_engines.get(spec)()
+    return engine

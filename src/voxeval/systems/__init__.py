@@ -1,0 +1,14 @@
+"""Systems under test: the protocol, the registry and the built-in adapters."""
+
+from voxeval.systems import _cascade, _chat, _python, _replay  # noqa: F401  (register the adapters)
+from voxeval.systems._protocol import (
+    Reply,
+    SpokenDialogueSystem,
+    SystemFailure,
+    Turn,
+    default_prompts,
+    system_from_spec,
+    systems,
+)
+
+__all__ = ["Reply", "SpokenDialogueSystem", "SystemFailure", "Turn", "default_prompts", "system_from_spec", "systems"]

@@ -1,0 +1,113 @@
+"""``cascade``: ASR → text LLM → optional TTS, each part pluggable. The offline baseline of ``make demo``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from voxeval.errors import ConfigError
+from voxeval.prompts import fill, load_prompt
+from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
+
+DEFAULTS = {"asr": "whisper-base", "llm": "llamacpp:qwen2.5-1.5b", "tts": "pyopenjtalk", "language": "ja"}
+"""The offline default parts: faster-whisper base → local Qwen2.5 1.5B (llama.cpp) → pyopenjtalk-plus."""
+
+
+def parse_cascade_options(rest: str) -> dict[str, str]:
+    """``asr=…,llm=…,tts=…|none,language=…`` → options over :data:`DEFAULTS` (pure; errors name the key)."""
+    options = dict(DEFAULTS)
+    for item in filter(None, rest.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or key not in DEFAULTS:
+            raise ConfigError(f"cascade option {item!r}: expected one of {', '.join(f'{k}=…' for k in DEFAULTS)}")
+        options[key] = value
+    return options
+
+
+class CascadeSystem:
+    """Transcribe the input, answer the transcript with a text LLM, optionally speak the answer.
+
+    ``asr=oracle`` skips recognition and uses the reference text: an upper bound that isolates the LLM.
+    """
+
+    concurrency = 1  # the offline parts are CPU-bound and already use both cores
+
+    def __init__(self, options: dict[str, str]) -> None:
+        from voxeval.llm import chat_model_from_spec
+
+        self.options = options
+        self.name = "cascade" if options == DEFAULTS else "cascade:" + ",".join(f"{k}={v}" for k, v in options.items())
+        self._asr: Any = None
+        if options["asr"] != "oracle":
+            from voxeval.speech.asr import asr_from_spec
+
+            self._asr = asr_from_spec(options["asr"])
+        self._llm = chat_model_from_spec(options["llm"])
+        self._tts: Any = None
+        if options["tts"] != "none":
+            from voxeval.speech.tts import engine_from_spec
+
+            self._tts = engine_from_spec(options["tts"])
+        self._template = load_prompt("da/cascade_user.v1")
+
+    async def respond(self, turn: Turn) -> Reply:
+        """ASR → LLM → TTS for one turn."""
+        from voxeval.llm import ChatMessage, ChatRequest
+
+        started = time.perf_counter()
+        if self._asr is None:
+            transcript = turn.reference_text
+        else:
+            heard = await asyncio.to_thread(self._asr.transcribe, turn.audio, self.options["language"])
+            transcript = heard.text
+        if not transcript.strip():
+            raise SystemFailure("ASR heard nothing in the input audio")
+        asr_done = time.perf_counter()
+        request = ChatRequest(
+            messages=(
+                ChatMessage("system", text=turn.system_prompt),
+                ChatMessage("user", text=fill(self._template.text, transcript=transcript)),
+            ),
+            temperature=0.0,
+            max_tokens=200,
+        )
+        response = await self._llm.complete(request)
+        text = response.text.strip()
+        audio = None
+        if self._tts is not None and text:
+            audio = await asyncio.to_thread(self._speak, text)
+        return Reply(
+            text,
+            audio,
+            {
+                "transcript": transcript,
+                "asr_s": round(asr_done - started, 3),
+                "total_s": round(time.perf_counter() - started, 3),
+                "output_tokens": response.usage.output_tokens,
+                "input_tokens": response.usage.input_tokens,
+            },
+        )
+
+    def _speak(self, text: str) -> bytes:
+        from voxeval.speech.audio import to_input_format
+        from voxeval.speech.tts import VoiceStyle
+
+        result: bytes = to_input_format(self._tts.synthesize(text, VoiceStyle()))
+        return result
+
+    def describe(self) -> dict[str, Any]:
+        """The parts and their settings."""
+        return {
+            "system": "cascade",
+            "asr": self._asr.describe() if self._asr else "oracle (reference text)",
+            "llm": self._llm.describe(),
+            "tts": self._tts.describe() if self._tts else None,
+            "prompt": {"name": self._template.name, "sha256": self._template.sha256},
+        }
+
+
+@systems.register("cascade")
+def make_cascade(rest: str) -> CascadeSystem:
+    """``cascade[:asr=…,llm=…,tts=…|none,language=…]``."""
+    return CascadeSystem(parse_cascade_options(rest))

@@ -1,0 +1,74 @@
+"""The system-under-test extension point: input audio (+ the Appendix B prompts) → the reply."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from voxeval.prompts import load_prompt
+from voxeval.registry import Registry
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One benchmark input for a system under test."""
+
+    id: str
+    """Sample id."""
+    audio: bytes
+    """Input speech as WAV bytes (24 kHz, 16-bit, mono, 120 ms padding for the built-in data)."""
+    system_prompt: str
+    """Text system prompt (Appendix B.1 by default)."""
+    user_prompt: str
+    """Text user prompt sent with the audio (Appendix B.2 by default)."""
+    reference_text: str = ""
+    """The input's ground-truth text. Only oracle / test systems may look at it; real systems hear the audio."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a system answered."""
+
+    text: str
+    """The reply text (what the dialogue-act benchmark scores)."""
+    audio: bytes | None = None
+    """The spoken reply (WAV), when the system speaks."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Model version, token usage, intermediate results (e.g. the cascade's transcript)."""
+
+
+class SystemFailure(Exception):
+    """The system could not produce a reply (after the provider's own retries)."""
+
+
+class SpokenDialogueSystem(Protocol):
+    """A model being evaluated. Implementations must be safe to call concurrently."""
+
+    name: str
+    """Name used in reports (the spec string by default)."""
+    concurrency: int
+    """How many turns the runner may have in flight at once for this system."""
+
+    async def respond(self, turn: Turn) -> Reply:
+        """Answer one turn; raise :class:`SystemFailure` (or a provider error) when it cannot."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Model names, versions and settings, for ``config.json`` (never secrets)."""
+        ...
+
+
+systems: Registry = Registry("system")
+"""System factories by spec prefix; a factory takes the text after ``NAME:`` (may be empty)."""
+
+
+def system_from_spec(spec: str) -> SpokenDialogueSystem:
+    """Build a system from its spec string; see ``docs/systems.md`` for the grammar."""
+    name, _, rest = spec.partition(":")
+    system: SpokenDialogueSystem = systems.get(name)(rest)
+    return system
+
+
+def default_prompts() -> tuple[str, str]:
+    """The spec's Appendix B system and user prompts."""
+    return load_prompt("da/response_system.v1").text, load_prompt("da/response_user.v1").text

@@ -1,0 +1,52 @@
+"""``python:MODULE:CALLABLE``: a user's own model as a Python function."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+from voxeval.errors import ConfigError
+from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
+
+
+class PythonSystem:
+    """Wraps ``callable(turn) -> str | Reply`` (sync or async)."""
+
+    concurrency = 1
+
+    def __init__(self, target: str) -> None:
+        module_name, _, attr = target.partition(":")
+        if not module_name or not attr:
+            raise ConfigError(f"python system needs MODULE:CALLABLE, got {target!r}")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ConfigError(f"cannot import {module_name!r} for python:{target}: {exc}") from None
+        fn = getattr(module, attr, None)
+        if not callable(fn):
+            raise ConfigError(f"{module_name}.{attr} is not a callable")
+        self._fn = fn
+        self.name = f"python:{target}"
+        self.concurrency = int(getattr(fn, "concurrency", 1))
+
+    async def respond(self, turn: Turn) -> Reply:
+        """Call the user's function."""
+        result = self._fn(turn)
+        if inspect.isawaitable(result):
+            result = await result
+        if isinstance(result, Reply):
+            return result
+        if isinstance(result, str):
+            return Reply(result)
+        raise SystemFailure(f"{self.name} returned {type(result).__name__}; expected str or voxeval.systems.Reply")
+
+    def describe(self) -> dict[str, Any]:
+        """The entry point."""
+        return {"system": "python", "target": self.name}
+
+
+@systems.register("python")
+def make_python(rest: str) -> PythonSystem:
+    """``python:package.module:function``."""
+    return PythonSystem(rest)
