@@ -1,6 +1,6 @@
 """Dialogue-act annotators: the protocol, the registry, and the built-in annotators."""
 
-from voxeval.annotate import _gold  # noqa: F401  (registers "gold")
+from voxeval.annotate import _gold, _llm  # noqa: F401  (register "gold", "llm")
 from voxeval.annotate._protocol import (
     Annotation,
     AnnotationFailed,

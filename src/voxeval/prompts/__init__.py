@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from importlib import resources
 
@@ -32,26 +33,25 @@ def load_prompt(name: str) -> Prompt:
     return Prompt(name, ref.read_text(encoding="utf-8").rstrip("\n"))
 
 
-def fill(template: str, **slots: str) -> str:
+_SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def slots(template: str) -> list[str]:
+    """The slot names of a template, in order of appearance (with repeats)."""
+    return _SLOT.findall(template)
+
+
+def fill(template: str, **values: str) -> str:
     """Fill ``{name}`` slots strictly: every slot must be given and every given value must be used.
 
-    Literal braces are written ``{{`` / ``}}``. Values are inserted verbatim (never re-scanned for slots),
-    so model output placed in a prompt cannot inject a slot.
+    Only ``{identifier}`` is a slot, so JSON examples inside a prompt stay literal. Values are inserted in
+    one pass and never re-scanned, so text placed in a prompt (a model's reply) cannot inject a slot.
 
-    >>> fill("Type: {instruction_type}", instruction_type="pitch")
-    'Type: pitch'
+    >>> fill("Type: {instruction_type} {x", instruction_type="pitch")
+    'Type: pitch {x'
     """
-    import string
-
-    names: list[str] = []
-    for _, field_name, spec, conversion in string.Formatter().parse(template):
-        if field_name is None:
-            continue
-        if not field_name.isidentifier() or spec or conversion:
-            raise ConfigError(f"prompt slot {{{field_name}}} is not a plain name")
-        names.append(field_name)
-    missing = sorted(set(names) - set(slots))
-    unknown = sorted(set(slots) - set(names))
+    names = set(slots(template))
+    missing, unknown = sorted(names - set(values)), sorted(set(values) - names)
     if missing or unknown:
         raise ConfigError(f"prompt slots: missing {missing}, unknown {unknown}")
-    return template.format(**slots)
+    return _SLOT.sub(lambda m: values[m.group(1)], template)

@@ -28,14 +28,15 @@ def _is_spec_format(path: Path) -> bool:
 
 
 def _dataset_audio(dataset: Dataset, sample: GoldSample, run_dir: Path) -> dict[str, Any]:
-    from voxeval.speech.audio import load_audio, to_input_format
+    from voxeval.speech.audio import encode_wav, load_audio, quantize_int16, resample
 
     where = Location(str(dataset.path), field=f"{sample.id}: input.audio")
     source = resolve_inside(dataset.root, sample.audio, where)
     if _is_spec_format(source):
         return {"audio": str(source), "source": "dataset", "conversion": []}
     loaded = load_audio(source)
-    data = to_input_format(loaded.audio, trim=False)
+    # Converted to the input format's encoding only: the dataset's own timing and padding are kept.
+    data = encode_wav(quantize_int16(resample(loaded.audio, INPUT_RATE).samples), INPUT_RATE)
     target = run_dir / "audio" / "inputs" / f"{hashlib.sha256(data).hexdigest()[:24]}.wav"
     _write_once(target, data)
     return {"audio": str(target.relative_to(run_dir)), "source": "dataset", "conversion": list(loaded.conversion)}

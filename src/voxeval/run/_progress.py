@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from types import TracebackType
 from typing import Any
 
@@ -16,7 +17,9 @@ class StageProgress:
         self.done = 0
         self.failed = 0
         self._bar: Any = None
-        if enabled and total:
+        self._enabled = enabled and total > 0
+        self._started = time.perf_counter()
+        if self._enabled and sys.stderr.isatty():
             from tqdm import tqdm
 
             self._bar = tqdm(total=total, desc=stage, unit="item", file=sys.stderr, dynamic_ncols=True, leave=True)
@@ -36,3 +39,7 @@ class StageProgress:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self._bar is not None:
             self._bar.close()
+        elif self._enabled:
+            # Not a terminal (a log file, CI): one summary line per stage instead of a redrawn bar.
+            took = time.perf_counter() - self._started
+            print(f"{self.stage}: {self.done}/{self.total} done, {self.failed} failed, {took:.1f}s", file=sys.stderr)

@@ -1,0 +1,127 @@
+"""Validating an annotator against gold dialogue acts (``voxeval annotator-check``)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from voxeval.acts import LABELS, Acts
+from voxeval.annotate._protocol import AnnotationFailed, AnnotationInput, Annotator
+from voxeval.data import GoldSample
+from voxeval.metrics import weighted_edit_distance, weighted_lcs
+
+
+def aligned_pairs(pred: Acts, gold: Acts) -> list[tuple[str, str]]:
+    """(gold label, predicted label) for the steps the optimal WED path pairs up (matches and substitutions)."""
+    result = weighted_edit_distance(pred, gold)
+    return [
+        (gold[op.gold_index].act, pred[op.pred_index].act)
+        for op in result.ops
+        if op.pred_index is not None and op.gold_index is not None
+    ]
+
+
+def label_metrics(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """Accuracy, per-label precision/recall/F1 and macro-F1 (over labels present in gold or prediction)."""
+    confusion = Counter(pairs)
+    per_label: dict[str, dict[str, float]] = {}
+    for label in LABELS:
+        tp = confusion[(label, label)]
+        gold_n = sum(n for (g, _), n in confusion.items() if g == label)
+        pred_n = sum(n for (_, p), n in confusion.items() if p == label)
+        if not gold_n and not pred_n:
+            continue
+        precision = tp / pred_n if pred_n else 0.0
+        recall = tp / gold_n if gold_n else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        per_label[label] = {"precision": precision, "recall": recall, "f1": f1, "support": gold_n}
+    correct = sum(n for (g, p), n in confusion.items() if g == p)
+    return {
+        "aligned_steps": len(pairs),
+        "accuracy": correct / len(pairs) if pairs else None,
+        "macro_f1": sum(v["f1"] for v in per_label.values()) / len(per_label) if per_label else None,
+        "per_label": per_label,
+        "confusion": {g: {p: confusion[(g, p)] for p in LABELS if confusion[(g, p)]} for g in LABELS},
+    }
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """How far an annotator's labels are from gold on a dataset."""
+
+    report: dict[str, Any]
+    """The numbers (also written as JSON)."""
+    rows: list[dict[str, Any]]
+    """Per-sample annotations and scores."""
+
+
+async def _annotate_all(annotator: Annotator, samples: Sequence[GoldSample], concurrency: int) -> list[Any]:
+    limit = asyncio.Semaphore(concurrency)
+
+    async def one(s: GoldSample) -> Any:
+        async with limit:
+            try:
+                return await annotator.annotate(AnnotationInput(s.output_text, s.input_text, s.background))
+            except AnnotationFailed as exc:
+                return exc
+
+    return list(await asyncio.gather(*(one(s) for s in samples)))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def check_annotator(
+    annotator: Annotator, samples: Sequence[GoldSample], *, repeats: int = 1, concurrency: int = 8
+) -> CheckResult:
+    """Annotate the gold replies (``repeats`` times) and compare with the gold sequences."""
+    runs = [asyncio.run(_annotate_all(annotator, samples, concurrency)) for _ in range(max(repeats, 1))]
+    rows, wed, wlcs, pairs, failures = [], [], [], [], []
+    for sample, result in zip(samples, runs[0], strict=True):
+        if isinstance(result, AnnotationFailed):
+            failures.append({"id": sample.id, "error": str(result), "raw": result.raw})
+            continue
+        edit = weighted_edit_distance(result.acts, sample.acts)
+        wed.append(edit.total)
+        wlcs.append(weighted_lcs(sample.acts, result.acts))
+        pairs += aligned_pairs(result.acts, sample.acts)
+        rows.append(
+            {
+                "id": sample.id,
+                "wed": edit.total,
+                "pred": [(a.act, round(a.importance, 3)) for a in result.acts],
+                "gold": [(a.act, round(a.importance, 3)) for a in sample.acts],
+            }
+        )
+    report: dict[str, Any] = {
+        "annotator": annotator.describe(),
+        "samples": len(samples),
+        "failed": len(failures),
+        "failures": failures[:50],
+        "wed_mean": _mean(wed),
+        "wlcs_mean": _mean(wlcs),
+        "exact_sequence_rate": _mean([float(r["wed"] == 0.0) for r in rows]),
+        **label_metrics(pairs),
+    }
+    if repeats > 1:
+        report["self_consistency"] = _consistency(runs)
+    return CheckResult(report, rows)
+
+
+def _consistency(runs: list[list[Any]]) -> dict[str, Any]:
+    # Mean pairwise WED between repeated annotations of the same reply, and how often all k agree exactly.
+    pair_wed, identical = [], []
+    for results in zip(*runs, strict=True):
+        ok = [r for r in results if not isinstance(r, AnnotationFailed)]
+        if len(ok) < 2:
+            continue
+        for a, b in itertools.combinations(ok, 2):
+            pair_wed.append(weighted_edit_distance(a.acts, b.acts).total)
+        identical.append(float(all([s.act for s in r.acts] == [s.act for s in ok[0].acts] for r in ok)))
+    return {"repeats": len(runs), "mean_pairwise_wed": _mean(pair_wed), "all_labels_identical_rate": _mean(identical)}

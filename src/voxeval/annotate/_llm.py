@@ -1,0 +1,99 @@
+"""``llm`` annotator: the spec's LLM annotation (4.1), with the labelling guide's conventions, validated JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voxeval.acts import Acts, Step, normalise, parse_step
+from voxeval.annotate._protocol import Annotation, AnnotationFailed, AnnotationInput, annotators
+from voxeval.errors import ConfigError, InputError, Location
+from voxeval.prompts import fill, load_prompt
+from voxeval.structured import StructuredOutputFailed, complete_validated, extract_json_object
+
+PROMPT = "da/annotate.v1"
+
+
+def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
+    """Validate an annotator LLM's JSON; returns the normalised acts and how many spans had to be dropped.
+
+    Labels and weights are strict (a ``ValueError`` names the step and field, and is fed back to the model).
+    A span that is not an exact, in-order substring of the reply is dropped rather than failing the whole
+    annotation (documented repair): the labels and weights are what the metrics use.
+    """
+    data = extract_json_object(text)
+    steps = data.get("steps")
+    if not isinstance(steps, list):
+        raise ValueError('the object must have a "steps" list')
+    if not steps and reply.strip():
+        raise ValueError("steps is empty, but the reply is not; label every act of the reply")
+    parsed: list[Step] = []
+    dropped, cursor = 0, 0
+    for i, raw in enumerate(steps):
+        try:
+            step = parse_step(raw, Location(field=f"steps[{i}]"))
+        except InputError as exc:
+            raise ValueError(f"{exc.where.field}: {exc.message}") from None
+        if step.span is not None:
+            found = reply.find(step.span, cursor) if step.span else -1
+            if found < 0:
+                step, dropped = Step(step.act, step.importance, step.rationale, None), dropped + 1
+            else:
+                cursor = found + len(step.span)
+        parsed.append(step)
+    return normalise(parsed), dropped
+
+
+class LLMAnnotator:
+    """Annotates with a chat model at temperature 0; invalid JSON is retried with the error fed back."""
+
+    concurrency = 8
+
+    def __init__(self, model_spec: str, *, attempts: int = 3) -> None:
+        from voxeval.llm import chat_model_from_spec
+
+        if not model_spec:
+            raise ConfigError("llm annotator needs a model: llm:openai:gpt-5-nano, llm:gemini:gemini-2.5-flash, …")
+        self.model = chat_model_from_spec(model_spec)
+        self.name = f"llm:{model_spec}"
+        self.attempts = attempts
+        self.prompt = load_prompt(PROMPT)
+
+    def request(self, item: AnnotationInput) -> Any:
+        """The chat request for one reply (pure apart from the prompt file)."""
+        from voxeval.llm import ChatMessage, ChatRequest
+
+        text = fill(
+            self.prompt.text,
+            background=item.background or "（なし）",
+            user_input=item.user_input or "（不明）",
+            reply=item.reply,
+        )
+        return ChatRequest(messages=(ChatMessage("user", text=text),), temperature=0.0, json_output=True)
+
+    async def annotate(self, item: AnnotationInput) -> Annotation:
+        """Annotate one reply."""
+        try:
+            (acts, dropped), raw, attempts, response = await complete_validated(
+                self.model, self.request(item), lambda t: parse_annotation(t, item.reply), attempts=self.attempts
+            )
+        except StructuredOutputFailed as exc:
+            raise AnnotationFailed(str(exc), exc.raw, exc.attempts) from None
+        meta = {"attempts": attempts, "spans_dropped": dropped, "model_version": response.model_version}
+        return Annotation(acts, raw, meta)
+
+    def describe(self) -> dict[str, Any]:
+        """Model, prompt and its hash."""
+        return {
+            "annotator": "llm",
+            "model": self.model.describe(),
+            "prompt": self.prompt.name,
+            "prompt_sha256": self.prompt.sha256,
+            "temperature": 0.0,
+            "attempts": self.attempts,
+        }
+
+
+@annotators.register("llm")
+def make_llm(arg: str, **options: Any) -> LLMAnnotator:
+    """``llm:MODEL_SPEC`` (any chat model spec of voxeval.llm)."""
+    return LLMAnnotator(arg, **options)

@@ -1,0 +1,68 @@
+"""Asking a chat model for structured output: parse, validate, feed the error back, retry, then fail loudly."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+FEEDBACK = "Your previous reply was not valid: {error}\nReply again with the corrected JSON only, nothing else."
+"""Message appended after an invalid reply (the model's own reply is kept in the conversation before it)."""
+
+_FENCE = re.compile(r"^```(?:json|JSON)?\s*\n?(.*?)\n?```\s*$", re.DOTALL)
+
+
+class StructuredOutputFailed(Exception):
+    """No valid output after all attempts; keeps the last raw reply for the report."""
+
+    def __init__(self, message: str, raw: str | None, attempts: int) -> None:
+        super().__init__(message)
+        self.raw = raw
+        self.attempts = attempts
+
+
+def extract_json_object(text: str) -> dict[str, Any]:
+    """The JSON object in a model reply: bare, or inside a ```json fence. Raises ``ValueError`` otherwise.
+
+    >>> extract_json_object('```json\\n{"a": 1}\\n```')
+    {'a': 1}
+    """
+    stripped = text.strip()
+    fenced = _FENCE.match(stripped)
+    if fenced:
+        stripped = fenced.group(1).strip()
+    try:
+        value = json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+async def complete_validated(
+    model: Any, request: Any, parse: Callable[[str], T], *, attempts: int = 3
+) -> tuple[T, str, int, Any]:
+    """Call ``model`` until ``parse(reply_text)`` succeeds; returns (value, raw text, attempts used, response).
+
+    ``parse`` raises ``ValueError`` with a message the model can act on. Provider errors propagate (the
+    provider layer already retried them); only invalid *content* is retried here.
+    """
+    from voxeval.llm import ChatMessage
+
+    raw: str | None = None
+    error = "no attempt made"
+    for attempt in range(1, attempts + 1):
+        response = await model.complete(request)
+        raw = response.text
+        try:
+            return parse(raw), raw, attempt, response
+        except ValueError as exc:
+            error = str(exc)
+            feedback = (ChatMessage("assistant", text=raw), ChatMessage("user", text=FEEDBACK.format(error=error)))
+            request = replace(request, messages=tuple(request.messages) + feedback)
+    raise StructuredOutputFailed(f"invalid output after {attempts} attempt(s): {error}", raw, attempts)

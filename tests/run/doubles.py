@@ -1,0 +1,29 @@
+"""Test doubles for systems under test (importable as python:tests.run.doubles:NAME)."""
+
+from __future__ import annotations
+
+import json
+
+from voxeval.data import builtin_path
+from voxeval.systems import Reply, Turn
+
+_GOLD = {
+    json.loads(line)["id"]: json.loads(line) for line in builtin_path("ja-assistant").read_text("utf-8").splitlines()
+}
+
+
+def echo_gold(turn: Turn) -> str:
+    """Answers with the gold reply: an oracle that must score WED 0 with the gold annotator."""
+    return str(_GOLD[turn.id]["output"]["text"])
+
+
+def silent(turn: Turn) -> str:
+    """Says nothing."""
+    return ""
+
+
+def flaky(turn: Turn) -> Reply:
+    """Fails on ids ending in 2, answers gold otherwise."""
+    if turn.id.endswith("2"):
+        raise RuntimeError("model crashed")
+    return Reply(echo_gold(turn), meta={"audio_bytes": len(turn.audio)})
