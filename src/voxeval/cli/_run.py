@@ -99,5 +99,8 @@ def run(args: argparse.Namespace) -> int:
     failed = sum(len(s.summary.excluded) for s in sets)
     if failed:
         print(f"\n{failed} sample(s) failed or are unfinished and were excluded; see {args.out / 'report.md'}")
-    print(f"\nreport: {args.out / 'report.md'}")
+    from voxeval.report._build import build_reports
+
+    paths = build_reports(args.out)
+    print(f"\nreport: {paths['html']}")
     return 0

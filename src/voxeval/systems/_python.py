@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import sys
 from typing import Any
 
 from voxeval.errors import ConfigError
@@ -19,6 +21,9 @@ class PythonSystem:
         module_name, _, attr = target.partition(":")
         if not module_name or not attr:
             raise ConfigError(f"python system needs MODULE:CALLABLE, got {target!r}")
+        # Like `python -m`, resolve the user's module from the current directory first.
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:

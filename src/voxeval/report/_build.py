@@ -1,0 +1,247 @@
+"""``voxeval report``: Markdown, HTML, CSV and JSON reports of a dialogue-act run, built from its directory."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from voxeval.report import _plots as plots
+from voxeval.report._analysis import error_analysis, per_domain
+from voxeval.report._html import esc, figure, page, table
+from voxeval.report._load import RunData, load_run
+from voxeval.report._stats import Interval, bootstrap_ci, paired_test
+from voxeval.report._tables import format_acts, render_markdown, representatives
+
+
+def _ci(iv: Interval | None) -> str:
+    return "—" if iv is None else f"{iv.mean:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
+
+
+def _f(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def table1_rows(sets: list[Any]) -> list[list[object]]:
+    """Table 1 with bootstrap CIs and the failed/excluded count beside every mean."""
+    rows = []
+    for s in sets:
+        m = s.summary
+        rows.append(
+            [
+                s.dataset,
+                s.system,
+                m.n,
+                len(m.excluded),
+                m.missing_predictions,
+                _ci(bootstrap_ci([x.wlcs for x in s.scores])),
+                _f(m.wlcs_std),
+                _ci(bootstrap_ci([x.edit.total for x in s.scores])),
+                _f(m.wed_std),
+                _f(m.deletion_mean),
+                _f(m.insertion_mean),
+                _f(m.substitution_mean),
+            ]
+        )
+    return rows
+
+
+TABLE1_HEAD = [
+    "dataset",
+    "system",
+    "n",
+    "excluded",
+    "missing",
+    "WLCS mean [95% CI] (↑)",
+    "WLCS std",
+    "WED mean [95% CI] (↓)",
+    "WED std",
+    "deletion",
+    "insertion",
+    "substitution",
+]
+
+
+def paired_rows(sets: list[Any]) -> list[list[object]]:
+    """Paired tests between every two systems on the same dataset (WED, a − b; negative favours a)."""
+    rows = []
+    by_dataset: dict[str, list[Any]] = {}
+    for s in sets:
+        by_dataset.setdefault(s.dataset, []).append(s)
+    for dataset, group in by_dataset.items():
+        for a, b in itertools.combinations(group, 2):
+            wa, wb = {x.id: x.edit.total for x in a.scores}, {x.id: x.edit.total for x in b.scores}
+            common = [i for i in wa if i in wb]
+            test = paired_test([wa[i] for i in common], [wb[i] for i in common])
+            if test is None:
+                continue
+            rows.append(
+                [
+                    dataset,
+                    a.system,
+                    b.system,
+                    test.n,
+                    f"{test.mean_diff:+.3f}",
+                    f"[{test.ci.low:+.3f}, {test.ci.high:+.3f}]",
+                    f"{test.p_value:.4f}",
+                    "undefined" if test.effect_size is None else f"{test.effect_size:+.2f}",
+                    f"{test.losses}/{test.wins}/{test.ties}",
+                ]
+            )
+    return rows
+
+
+PAIRED_HEAD = [
+    "dataset",
+    "system a",
+    "system b",
+    "paired n",
+    "WED a − b",
+    "95% CI",
+    "p (permutation)",
+    "effect d_z",
+    "a better / worse / tie",
+]
+
+
+def _mean_of(scores: Any) -> float | None:
+    return None if scores is None or scores.wed is None else float(scores.wed.mean)
+
+
+def _domains_section(sets: list[Any]) -> str:
+    tables = {f"{s.system} ({s.dataset})": per_domain(s) for s in sets}
+    domains = sorted({d for t in tables.values() for d in t})
+    rows: list[list[object]] = [[d, *(_ci(t[d].wed) if d in t else "—" for t in tables.values())] for d in domains]
+    html = table(["domain", *(f"WED {k}" for k in tables)], rows)
+    if len(domains) > 1:
+        values = [[_mean_of(t.get(d)) for t in tables.values()] for d in domains]
+        html += figure(plots.domain_heatmap(domains, list(tables), values), "Mean WED per domain × system")
+    return html
+
+
+def _errors_section(sets: list[Any]) -> str:
+    parts = []
+    for s in sets:
+        e = error_analysis(s)
+        confusion: Counter[tuple[str, str]] = Counter()
+        for x in s.scores:
+            g, p = {g.id: g for g in s.gold}[x.id].acts, s.predictions[x.id].acts if x.id in s.predictions else ()
+            for op in x.edit.ops:
+                if op.gold_index is not None and op.pred_index is not None:
+                    confusion[(g[op.gold_index].act, p[op.pred_index].act)] += 1
+        rows = [
+            [lbl, e.missing.get(lbl, 0), e.redundant.get(lbl, 0)]
+            for lbl in sorted(set(e.missing) | set(e.redundant), key=lambda k: -(e.missing[k] + e.redundant[k]))
+        ]
+        top = ", ".join(f"{g}→{p} ({n})" for (g, p), n in e.confused.most_common(6)) or "none"
+        parts.append(
+            f"<h3>{esc(s.system)} on {esc(s.dataset)}</h3>"
+            + (
+                table(["label", "missing (inserted)", "redundant (deleted)"], rows, numeric=(1, 2))
+                if rows
+                else "<p>No missing or redundant acts.</p>"
+            )
+            + f"<p>Most confused (gold→predicted): {esc(top)}. Order errors (same acts, wrong order): "
+            f"{e.order_errors} of {e.samples} samples.</p>"
+            + figure(plots.confusion_heatmap(dict(confusion), f"Aligned steps: {s.system}"), "Label confusion")
+        )
+    return "".join(parts)
+
+
+def _table2_section(data: RunData) -> str:
+    parts = []
+    for s in data.sets:
+        reps = representatives(s.scores, {g.id: g for g in s.gold}, s.predictions, s.system)
+        rows = [
+            [
+                r.kind,
+                r.score.id,
+                r.gold.input_text if r.gold else "",
+                r.gold.output_text if r.gold else "",
+                format_acts(r.gold.acts) if r.gold else "",
+                r.pred.text if r.pred else "",
+                format_acts(r.pred.acts) if r.pred else "(none)",
+            ]
+            for r in reps
+        ]
+        parts.append(
+            f"<h3>{esc(s.system)} on {esc(s.dataset)}</h3>"
+            + table(["what", "id", "input", "gold reply", "gold DA", "model reply", "model DA"], rows)
+        )
+    return "".join(parts)
+
+
+def _failures_section(sets: list[Any]) -> str:
+    rows = [[s.dataset, s.system, k, v] for s in sets for k, v in s.summary.excluded.items()]
+    if not rows:
+        return "<p>No failed or excluded samples.</p>"
+    return '<p class="warn">These samples are excluded from every mean above.</p>' + table(
+        ["dataset", "system", "id", "reason"], rows
+    )
+
+
+def build_reports(run_dir: Path) -> dict[str, Path]:
+    """Write ``report.md``, ``report.html`` and ``tables.csv`` for a dialogue-act run; returns their paths."""
+    from voxeval.data import atomic_write_text
+    from voxeval.report._tables import TableRow
+
+    data = load_run(run_dir)
+    sets = data.sets
+    t1 = table1_rows(sets)
+    paired = paired_rows(sets)
+    domain_html = _domains_section(sets)
+    cfg = data.config
+    meta = (
+        f"run <code>{esc(run_dir)}</code> · voxeval {esc(cfg.get('voxeval_version'))} · annotator "
+        f"<code>{esc(cfg['settings'].get('annotator'))}</code> · updated {esc(cfg.get('updated'))}"
+    )
+    scored = [s for s in sets if s.scores]
+    sections = [
+        "<h2>Table 1: scores per dataset × system</h2>",
+        table(TABLE1_HEAD, t1, numeric=(2, 3, 4, 6, 8, 9, 10, 11)),
+        '<p class="meta">95% CIs: percentile bootstrap, 2000 resamples, seed 0. Excluded = failed or unfinished '
+        "samples, never scored. Breakdown columns follow one optimal edit path per sample.</p>",
+    ]
+    if scored:
+        sections += [
+            figure(plots.breakdown_bars(scored), "WED breakdown per system"),
+            figure(plots.distributions(scored), "Per-sample WLCS and WED distributions"),
+        ]
+    sections += [
+        "<h2>Paired comparisons</h2>",
+        table(PAIRED_HEAD, paired) if paired else "<p>Only one system per dataset: nothing to compare.</p>",
+        "<h2>Per domain</h2>",
+        domain_html,
+        "<h2>Missing, redundant and confused acts</h2>",
+        _errors_section(scored),
+        "<h2>Table 2: representative samples</h2>",
+        _table2_section(data),
+        "<h2>Failed and excluded samples</h2>",
+        _failures_section(sets),
+    ]
+    out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
+    atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
+    reps = [r for s in sets for r in representatives(s.scores, {g.id: g for g in s.gold}, s.predictions, s.system)]
+    md = render_markdown([TableRow(s.dataset, s.system, s.summary) for s in sets], reps)
+    if paired:
+        md += (
+            "\n## Paired comparisons (WED, a − b)\n\n| "
+            + " | ".join(PAIRED_HEAD)
+            + " |\n|"
+            + "---|" * len(PAIRED_HEAD)
+            + "\n"
+            + "\n".join("| " + " | ".join(str(c) for c in r) + " |" for r in paired)
+            + "\n"
+        )
+    atomic_write_text(out["md"], md)
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["table", *TABLE1_HEAD])
+    writer.writerows(["table1", *r] for r in t1)
+    writer.writerow(["table", *PAIRED_HEAD])
+    writer.writerows(["paired", *r] for r in paired)
+    atomic_write_text(out["csv"], buf.getvalue())
+    return out

@@ -1,0 +1,104 @@
+"""Uncertainty: bootstrap confidence intervals and paired tests between systems (pure, seeded)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+BOOTSTRAP_RESAMPLES = 2000
+"""Resamples for percentile bootstrap intervals."""
+PERMUTATIONS = 10000
+"""Random sign flips for the paired permutation test."""
+SEED = 0
+"""Fixed seed: the same data always gives the same interval and p-value."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with its 95% percentile-bootstrap confidence interval."""
+
+    mean: float
+    """Sample mean."""
+    low: float
+    """2.5th percentile of the bootstrap means."""
+    high: float
+    """97.5th percentile of the bootstrap means."""
+    n: int
+    """Number of values."""
+
+
+def bootstrap_ci(values: Sequence[float], *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED) -> Interval | None:
+    """95% percentile bootstrap CI of the mean; ``None`` for no values, a zero-width interval for one."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return None
+    mean = float(data.mean())
+    if data.size == 1:
+        return Interval(mean, mean, mean, 1)
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return Interval(mean, float(low), float(high), int(data.size))
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """A paired comparison of two systems on the same samples (differences a − b)."""
+
+    n: int
+    """Samples both systems have scores for."""
+    mean_diff: float
+    """Mean of a − b."""
+    ci: Interval
+    """Bootstrap CI of the mean difference."""
+    p_value: float
+    """Two-sided p-value of the paired sign-flip permutation test (H0: no difference)."""
+    effect_size: float | None
+    """Cohen's d_z: mean difference over the standard deviation of the differences.
+
+    0 when every difference is 0; ``None`` (undefined) when all differences are equal but not 0."""
+    wins: int
+    """Samples where a's value is higher."""
+    losses: int
+    """Samples where a's value is lower."""
+    ties: int
+    """Samples with equal values."""
+
+
+def paired_test(
+    a: Sequence[float], b: Sequence[float], *, permutations: int = PERMUTATIONS, seed: int = SEED
+) -> PairedTest | None:
+    """Paired permutation test and bootstrap CI on the differences; ``None`` when there are no pairs."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError("paired samples must have the same length")
+    if x.size == 0:
+        return None
+    d = x - y
+    observed = abs(float(d.mean()))
+    rng = np.random.default_rng(seed)
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(permutations, d.size))
+    null = np.abs((signs * d).mean(axis=1))
+    # Add-one estimate so that p is never exactly 0 for a finite number of permutations.
+    p = (int(np.sum(null >= observed - 1e-12)) + 1) / (permutations + 1)
+    sd = float(d.std(ddof=1)) if d.size > 1 else 0.0
+    mean = float(d.mean())
+    effect: float | None
+    if sd > 1e-12:
+        effect = mean / sd
+    else:
+        effect = 0.0 if abs(mean) <= 1e-12 else None
+    ci = bootstrap_ci(d.tolist(), seed=seed)
+    assert ci is not None
+    return PairedTest(
+        n=int(d.size),
+        mean_diff=float(d.mean()),
+        ci=ci,
+        p_value=min(1.0, p),
+        effect_size=effect,
+        wins=int(np.sum(d > 0)),
+        losses=int(np.sum(d < 0)),
+        ties=int(np.sum(d == 0)),
+    )
