@@ -46,3 +46,26 @@ def paper_files(tmp_path: Path) -> tuple[Path, Path]:
         pred_row("t2-4", [("Inform", 0.75), ("Question", 0.25)]),
     ]
     return write_jsonl(tmp_path / "gold.jsonl", gold), write_jsonl(tmp_path / "pred.jsonl", preds)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``optional`` (LLM runtime, large models) run only with VOXEVAL_OPTIONAL=1."""
+    import os
+
+    if os.environ.get("VOXEVAL_OPTIONAL") == "1":
+        return
+    skip = pytest.mark.skip(reason="optional (heavy): set VOXEVAL_OPTIONAL=1")
+    for item in items:
+        if "optional" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_request_cache(tmp_path_factory: pytest.TempPathFactory):
+    """Each test gets its own provider request cache, so no test sees another's cached replies."""
+    from voxeval.llm import request_cache, set_request_cache
+
+    previous = request_cache()
+    set_request_cache(tmp_path_factory.mktemp("requests"))
+    yield
+    set_request_cache(previous)

@@ -1,0 +1,170 @@
+"""OpenAI chat completions (``openai``) and any OpenAI-compatible server (``openai-compat``: vLLM, llama.cpp…)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from voxeval.errors import ConfigError
+from voxeval.llm._http import excerpt
+from voxeval.llm._provider import ChatModel, ProviderOptions, api_key, providers
+from voxeval.llm._remote import RemoteChatModel
+from voxeval.llm._types import ChatMessage, ChatRequest, ChatResponse, ProviderError, Usage
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+"""Default base URL of the ``openai`` provider."""
+OPENAI_KEY_ENV = "OPENAI_API_KEY"
+"""Default key variable of the ``openai`` provider."""
+COMPAT_KEY_ENV = "VOXEVAL_COMPAT_API_KEY"
+"""Default key variable of the ``openai-compat`` provider (optional: many local servers need no key)."""
+DEFAULT_VOICE = "alloy"
+"""Voice used for audio output when the request names none."""
+
+_AUDIO_FORMATS = {
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
+    "audio/wave": "wav",
+    "audio/vnd.wave": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
+
+
+def _audio_format(mime: str) -> str:
+    try:
+        return _AUDIO_FORMATS[mime.lower()]
+    except KeyError:
+        raise ConfigError(f"OpenAI audio input must be WAV or MP3, got {mime!r}") from None
+
+
+def _message(message: ChatMessage) -> dict[str, Any]:
+    if message.audio is None:
+        return {"role": message.role, "content": message.text}
+    parts: list[dict[str, Any]] = []
+    if message.text is not None:
+        parts.append({"type": "text", "text": message.text})
+    data = base64.b64encode(message.audio.data).decode("ascii")
+    parts.append({"type": "input_audio", "input_audio": {"data": data, "format": _audio_format(message.audio.mime)}})
+    return {"role": message.role, "content": parts}
+
+
+def openai_chat_payload(model: str, request: ChatRequest, *, max_tokens_field: str = "max_tokens") -> dict[str, Any]:
+    """The ``/chat/completions`` JSON body for ``request`` (pure).
+
+    Text-only messages use string content; a message with audio uses content parts, text first.
+    ``max_tokens_field`` is ``max_completion_tokens`` for api.openai.com (``max_tokens`` is deprecated there).
+    """
+    payload: dict[str, Any] = {
+        "model": model,
+        "messages": [_message(m) for m in request.messages],
+        "temperature": request.temperature,
+    }
+    if request.max_tokens is not None:
+        payload[max_tokens_field] = request.max_tokens
+    if request.seed is not None:
+        payload["seed"] = request.seed
+    if request.json_output:
+        payload["response_format"] = {"type": "json_object"}
+    if request.audio_output:
+        payload["modalities"] = ["text", "audio"]
+        payload["audio"] = {"voice": request.voice or DEFAULT_VOICE, "format": "wav"}
+    return payload
+
+
+def _content_text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # some compatible servers answer with content parts
+        texts: list[str] = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        return "".join(texts) if texts else None
+    return None
+
+
+def _audio(message: dict[str, Any], body: dict[str, Any]) -> tuple[bytes | None, str | None]:
+    audio = message.get("audio")
+    if not isinstance(audio, dict):
+        return None, None
+    transcript = _str(audio.get("transcript"))
+    try:
+        data = base64.b64decode(audio.get("data") or "", validate=True) or None
+    except (binascii.Error, TypeError, ValueError):
+        raise ProviderError("bad_response", f"undecodable audio in response: {excerpt(json.dumps(body))}") from None
+    return data, transcript
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def parse_openai_chat(body: dict[str, Any]) -> ChatResponse:
+    """A ``/chat/completions`` JSON answer as a :class:`ChatResponse` (pure).
+
+    With audio output the text is ``message.content``, or the audio transcript when ``content`` is null.
+    No usable text and no audio raises ``ProviderError("bad_response")`` with an excerpt of the body.
+    """
+    choices = body.get("choices")
+    choice = _obj(choices[0]) if isinstance(choices, list) and choices else {}
+    message = _obj(choice.get("message"))
+    audio, transcript = _audio(message, body)
+    text = _content_text(message.get("content"))
+    if not text:
+        text = transcript or ""
+    if not text.strip() and audio is None:
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            raise ProviderError("bad_response", f"model refused: {excerpt(refusal)}", retryable=False)
+        raise ProviderError("bad_response", f"no text or audio in response: {excerpt(json.dumps(body))}")
+    usage = _obj(body.get("usage"))
+    return ChatResponse(
+        text=text,
+        audio=audio,
+        model_version=_str(body.get("model")),
+        usage=Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))),
+        finish_reason=_str(choice.get("finish_reason")),
+    )
+
+
+def _openai_model(
+    provider: str, model: str, base_url: str, key: str, options: ProviderOptions, max_tokens_field: str
+) -> RemoteChatModel:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return RemoteChatModel(
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        url=f"{base_url}/chat/completions",
+        headers=headers,
+        build=lambda request: openai_chat_payload(model, request, max_tokens_field=max_tokens_field),
+        parse=parse_openai_chat,
+        options=options,
+        secret=key,
+    )
+
+
+@providers.register("openai")
+def make_openai(model: str, base_url: str | None, options: ProviderOptions) -> ChatModel:
+    """``openai:MODEL[@BASE_URL]``: key from ``$OPENAI_API_KEY`` (or the variable named by ``key_env``)."""
+    key = api_key([options.key_env or OPENAI_KEY_ENV], "openai")
+    return _openai_model("openai", model, base_url or OPENAI_BASE_URL, key, options, "max_completion_tokens")
+
+
+@providers.register("openai-compat")
+def make_openai_compat(model: str, base_url: str | None, options: ProviderOptions) -> ChatModel:
+    """``openai-compat:MODEL@BASE_URL``: key optional, from ``$VOXEVAL_COMPAT_API_KEY`` or ``key_env``.
+
+    A ``key_env`` given explicitly must be set; the default variable may be absent (no Authorization header).
+    """
+    if base_url is None:
+        raise ConfigError(f"openai-compat:{model} needs a base URL: openai-compat:MODEL@http://HOST:PORT/v1")
+    key = api_key([options.key_env or COMPAT_KEY_ENV], "openai-compat", required=options.key_env is not None)
+    return _openai_model("openai-compat", model, base_url, key, options, "max_tokens")

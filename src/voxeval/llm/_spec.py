@@ -1,0 +1,113 @@
+"""Model spec strings: ``PROVIDER:MODEL[@BASE_URL][?key=value&…]`` parsed (purely) and built into models.
+
+Examples: ``openai:gpt-4o-audio-preview``, ``gemini:gemini-2.0-flash?rps=2``,
+``openai-compat:Qwen/Qwen2-Audio-7B-Instruct@http://localhost:8000/v1?key_env=VLLM_KEY&concurrency=16``,
+``llamacpp:qwen2.5-1.5b``. The model name may itself contain ``:`` or ``@`` (``qwen2.5:1.5b``); the base URL
+starts at the first ``@`` followed by ``http://`` or ``https://``, and the options at the first ``?``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from voxeval.errors import ConfigError
+from voxeval.llm._cache import cached, request_cache
+from voxeval.llm._provider import ChatModel, ProviderOptions, providers
+
+_PROVIDER = re.compile(r"[a-z][a-z0-9_-]*")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BASE_AT = re.compile(r"@(?=https?://)")
+_OPTION_NAMES = tuple(f.name for f in dataclasses.fields(ProviderOptions))
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed spec string."""
+
+    provider: str
+    """Registry name of the provider."""
+    model: str
+    """Model name passed to the provider."""
+    base_url: str | None
+    """API base URL without a trailing ``/``; ``None`` for the provider's default."""
+    options: ProviderOptions
+    """Typed ``?k=v`` options (defaults for those not given)."""
+
+
+def _number(key: str, value: Any, kind: type, minimum: float) -> Any:
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"option {key}={value!r}: expected {'an integer' if kind is int else 'a number'}") from None
+    if isinstance(value, float) and kind is int and value != number:
+        raise ConfigError(f"option {key}={value!r}: expected an integer")
+    if not math.isfinite(number) or number < minimum:
+        raise ConfigError(f"option {key}={value!r}: must be at least {minimum:g}")
+    return number
+
+
+def convert_option(key: str, value: Any) -> Any:
+    """Validate one option (string from a spec, or a typed override) and return its typed value."""
+    if key == "key_env":
+        if not isinstance(value, str) or not _ENV_NAME.fullmatch(value):
+            raise ConfigError(f"option key_env={value!r}: expected an environment variable name")
+        return value
+    if key in ("timeout", "rps"):
+        number = _number(key, value, float, 0.0)
+        if number == 0:
+            raise ConfigError(f"option {key}={value!r}: must be positive")
+        return number
+    if key == "concurrency":
+        return _number(key, value, int, 1)
+    if key == "max_retries":
+        return _number(key, value, int, 0)
+    raise ConfigError(f"unknown option {key!r}; known: {', '.join(_OPTION_NAMES)}")
+
+
+def _parse_options(query: str, spec: str) -> ProviderOptions:
+    values: dict[str, Any] = {}
+    for item in query.split("&"):
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise ConfigError(f"model spec {spec!r}: option {item!r} is not of the form key=value")
+        if key in values:
+            raise ConfigError(f"model spec {spec!r}: option {key!r} given twice")
+        values[key] = convert_option(key, value)
+    return ProviderOptions(**values)
+
+
+def parse_model_spec(spec: str) -> ModelSpec:
+    """Split a spec string into its parts, validating the syntax and option values (no I/O, no env)."""
+    provider, sep, rest = spec.strip().partition(":")
+    if not sep or not _PROVIDER.fullmatch(provider):
+        raise ConfigError(f"model spec {spec!r}: expected PROVIDER:MODEL, e.g. openai:gpt-4o-audio-preview")
+    rest, has_query, query = rest.partition("?")
+    options = _parse_options(query, spec) if has_query else ProviderOptions()
+    parts = _BASE_AT.split(rest, maxsplit=1)
+    model = parts[0]
+    base_url = parts[1].rstrip("/") if len(parts) > 1 else None
+    if not model or any(c.isspace() for c in model):
+        raise ConfigError(f"model spec {spec!r}: the model name is empty or contains spaces")
+    tail = model.rpartition("@")[2] if "@" in model else "-"
+    if base_url is None and (not tail or ":" in tail or "/" in tail):
+        raise ConfigError(f"model spec {spec!r}: the base URL after '@' must start with http:// or https://")
+    if base_url is not None and (base_url.count("://") != 1 or any(c.isspace() for c in base_url)):
+        raise ConfigError(f"model spec {spec!r}: malformed base URL {base_url!r}")
+    return ModelSpec(provider, model, base_url, options)
+
+
+def chat_model_from_spec(spec: str, **overrides: Any) -> ChatModel:
+    """Build a ready model from a spec string; ``overrides`` replace its options (``concurrency=8``…).
+
+    The model answers through the process-wide request cache (see :func:`set_request_cache`), if any.
+    Unknown providers or options, and a missing API key, raise :class:`ConfigError`.
+    """
+    parsed = parse_model_spec(spec)
+    options = dataclasses.replace(parsed.options, **{k: convert_option(k, v) for k, v in overrides.items()})
+    model = providers.get(parsed.provider)(parsed.model, parsed.base_url, options)
+    cache = request_cache()
+    return model if cache is None else cached(model, cache)

@@ -1,0 +1,129 @@
+"""The records every provider speaks: a chat request in, a chat response out, a classified error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from voxeval.errors import VoxevalError
+
+Role = Literal["system", "user", "assistant"]
+"""Who says a message."""
+
+ErrorKind = Literal["rate_limit", "server", "timeout", "connection", "bad_response", "client"]
+"""Why a provider call failed; every kind but ``client`` is worth retrying by default."""
+
+
+@dataclass(frozen=True)
+class AudioInput:
+    """An audio clip sent to a model."""
+
+    data: bytes
+    """The encoded audio file (WAV by default)."""
+    mime: str = "audio/wav"
+    """Its MIME type, e.g. ``audio/wav`` or ``audio/mpeg``."""
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One message of a conversation: text, audio or both."""
+
+    role: Role
+    """``system``, ``user`` or ``assistant``."""
+    text: str | None = None
+    """The text part, if any."""
+    audio: AudioInput | None = None
+    """The audio part, if any (user messages only)."""
+
+    def __post_init__(self) -> None:
+        if self.role not in ("system", "user", "assistant"):
+            raise ValueError(f"unknown chat role {self.role!r}")
+        if self.text is None and self.audio is None:
+            raise ValueError(f"a {self.role} message needs text or audio")
+        if self.audio is not None and self.role != "user":
+            raise ValueError(f"only user messages can carry audio, not {self.role} messages")
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """What to ask a chat model, with the sampling parameters."""
+
+    messages: tuple[ChatMessage, ...]
+    """The conversation so far, oldest first."""
+    temperature: float = 0.0
+    """Sampling temperature; 0 for (near-)deterministic answers."""
+    max_tokens: int | None = None
+    """Cap on generated tokens; ``None`` leaves the provider's default."""
+    json_output: bool = False
+    """Ask for a JSON object as the reply text."""
+    audio_output: bool = False
+    """Ask for a spoken reply as well (providers that support it)."""
+    voice: str | None = None
+    """Voice of the spoken reply; ``None`` uses the provider's default."""
+    seed: int | None = None
+    """Sampling seed, passed on where the provider supports one."""
+
+    def __post_init__(self) -> None:
+        if not self.messages:
+            raise ValueError("a chat request needs at least one message")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be positive, got {self.max_tokens}")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts a provider reported (``None`` when it did not say)."""
+
+    input_tokens: int | None
+    """Prompt tokens, audio included."""
+    output_tokens: int | None
+    """Generated tokens, audio included."""
+
+
+@dataclass(frozen=True)
+class ChatResponse:
+    """A model's answer."""
+
+    text: str
+    """The reply text (the transcript of the spoken reply when only audio came back)."""
+    audio: bytes | None
+    """The spoken reply as WAV bytes, when audio output was asked for."""
+    model_version: str | None
+    """The exact model version the provider says answered."""
+    usage: Usage
+    """Token counts."""
+    finish_reason: str | None
+    """Why generation stopped, as the provider names it (``stop``, ``length``, ``STOP``…)."""
+
+
+_RETRYABLE: dict[ErrorKind, bool] = {
+    "rate_limit": True,
+    "server": True,
+    "timeout": True,
+    "connection": True,
+    "bad_response": True,
+    "client": False,
+}
+
+
+class ProviderError(VoxevalError):
+    """A model call failed; ``kind`` says why and ``retryable`` whether trying again may help.
+
+    The message never contains an API key: callers pass keys as secrets to redact.
+    """
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        self.kind: ErrorKind = kind
+        self.status = status
+        self.retry_after = retry_after
+        self.retryable = _RETRYABLE[kind] if retryable is None else retryable
+        self.message = message
+        super().__init__(f"{kind}: {message}")
