@@ -90,15 +90,18 @@ def score_run(run_dir: Path, datasets: list[Dataset], system_names: list[str]) -
 def run_da(settings: RunSettings, options: RunOptions, argv: list[str] | None = None) -> list[ScoredSet]:
     """Run (or resume) the dialogue-act benchmark in ``options.out``."""
     from voxeval.annotate import annotator_from_spec
+    from voxeval.llm import request_cache, set_request_cache
     from voxeval.systems import system_from_spec
 
     datasets = load_datasets(settings, options.limit)
+    previous_cache = request_cache()
     if not options.use_cache:
-        from voxeval.llm import set_request_cache
-
-        set_request_cache(None)
-    systems = [system_from_spec(spec) for spec in settings.systems]
-    annotator = annotator_from_spec(settings.annotator)
+        set_request_cache(None)  # models built below answer without the cache; restored when the run ends
+    try:
+        systems = [system_from_spec(spec) for spec in settings.systems]
+        annotator = annotator_from_spec(settings.annotator)
+    finally:
+        set_request_cache(previous_cache)
     options.out.mkdir(parents=True, exist_ok=True)
     described = {"systems": {s.name: s.describe() for s in systems}, "annotator": annotator.describe()}
     write_config(
