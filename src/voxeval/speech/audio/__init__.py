@@ -1,0 +1,38 @@
+"""Audio I/O and the benchmark's input format (24 kHz, 16-bit, mono WAV with 120 ms of exact zeros)."""
+
+from voxeval.speech.audio._audio import Audio, LoadedAudio, decode_audio, load_audio
+from voxeval.speech.audio._dsp import SilentAudioError, apply_gain, frame_rms, resample, trim_silence
+from voxeval.speech.audio._wav import (
+    FORMAT_VERSION,
+    INPUT_SAMPLE_RATE,
+    PAD_MS,
+    PAD_SAMPLES,
+    encode_wav,
+    input_format_pcm,
+    quantize_int16,
+    to_input_format,
+    wav_duration_s,
+    write_wav_atomic,
+)
+
+__all__ = [
+    "FORMAT_VERSION",
+    "INPUT_SAMPLE_RATE",
+    "PAD_MS",
+    "PAD_SAMPLES",
+    "Audio",
+    "LoadedAudio",
+    "SilentAudioError",
+    "apply_gain",
+    "decode_audio",
+    "encode_wav",
+    "frame_rms",
+    "input_format_pcm",
+    "load_audio",
+    "quantize_int16",
+    "resample",
+    "to_input_format",
+    "trim_silence",
+    "wav_duration_s",
+    "write_wav_atomic",
+]
