@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voxeval.data import AppendLog, Dataset, GoldSample, resolve_inside
+from voxeval.data import AppendLog, Dataset, resolve_inside
 from voxeval.errors import InputError, Location
 from voxeval.run._progress import StageProgress
 
@@ -27,11 +28,32 @@ def _is_spec_format(path: Path) -> bool:
     return info.format == "WAV" and info.subtype == "PCM_16" and info.channels == 1 and info.samplerate == INPUT_RATE
 
 
-def _dataset_audio(dataset: Dataset, sample: GoldSample, run_dir: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class InputItem:
+    """One sample that needs input audio."""
+
+    dataset: str
+    """Dataset name."""
+    id: str
+    """Sample id."""
+    text: str
+    """What to synthesise when the sample has no audio."""
+    language: str = "ja"
+    """Language of ``text`` (chooses the TTS engine when it is per language)."""
+    audio: str | None = None
+    """The sample's own audio path, relative to ``root``."""
+    root: Path | None = None
+    """Folder the audio path is resolved in (the dataset file's folder)."""
+    source: str = ""
+    """File the sample came from, for error messages."""
+
+
+def _dataset_audio(item: InputItem, run_dir: Path) -> dict[str, Any]:
     from voxeval.speech.audio import encode_wav, load_audio, quantize_int16, resample
 
-    where = Location(str(dataset.path), field=f"{sample.id}: input.audio")
-    source = resolve_inside(dataset.root, sample.audio, where)
+    where = Location(item.source, field=f"{item.id}: input.audio")
+    assert item.root is not None
+    source = resolve_inside(item.root, item.audio, where)
     if _is_spec_format(source):
         return {"audio": str(source), "source": "dataset", "conversion": []}
     loaded = load_audio(source)
@@ -49,17 +71,17 @@ def _write_once(target: Path, data: bytes) -> None:
         atomic_write_bytes(target, data)
 
 
-def _synthesised(sample: GoldSample, engine: Any, run_dir: Path) -> dict[str, Any]:
+def _synthesised(item: InputItem, engine: Any, run_dir: Path) -> dict[str, Any]:
     from voxeval.speech.audio import to_input_format
     from voxeval.speech.tts import VoiceStyle
 
     settings = engine.describe()
-    digest = hashlib.sha256(json.dumps([sample.input_text, settings], sort_keys=True).encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(json.dumps([item.text, settings], sort_keys=True).encode("utf-8")).hexdigest()
     target = run_dir / "audio" / "inputs" / f"{digest[:24]}.wav"
     if not target.exists():
-        if not sample.input_text.strip():
-            raise InputError(Location(field=f"{sample.id}: input.text"), "empty text cannot be synthesised")
-        _write_once(target, to_input_format(engine.synthesize(sample.input_text, VoiceStyle())))
+        if not item.text.strip():
+            raise InputError(Location(item.source, field=f"{item.id}: text"), "empty text cannot be synthesised")
+        _write_once(target, to_input_format(engine.synthesize(item.text, VoiceStyle())))
     return {
         "audio": str(target.relative_to(run_dir)),
         "source": f"synth:{settings.get('engine', '?')}",
@@ -67,26 +89,42 @@ def _synthesised(sample: GoldSample, engine: Any, run_dir: Path) -> dict[str, An
     }
 
 
-def prepare_inputs(
-    run_dir: Path, datasets: list[Dataset], tts_spec: str, *, progress: bool = True
-) -> dict[str, dict[str, Any]]:
-    """Make sure every sample has input audio; returns the ``inputs.jsonl`` rows by key."""
-    engine: Any = None
-    with AppendLog(run_dir / "inputs.jsonl", key="key") as log:
-        pending = [(d, s) for d in datasets for s in d.samples if sample_key(d.name, s.id) not in log.done]
-        with StageProgress("inputs", len(pending), enabled=progress) as bar:
-            for dataset, sample in pending:
-                if sample.audio is not None:
-                    info = _dataset_audio(dataset, sample, run_dir)
-                else:
-                    if engine is None:
-                        from voxeval.speech.tts import engine_from_spec
+def dataset_input_items(datasets: list[Dataset]) -> list[InputItem]:
+    """The input items of dialogue-act datasets."""
+    return [
+        InputItem(d.name, s.id, s.input_text, s.locale.split("-")[0], s.audio, d.root, str(d.path))
+        for d in datasets
+        for s in d.samples
+    ]
 
-                        engine = engine_from_spec(tts_spec)
-                    info = _synthesised(sample, engine, run_dir)
-                log.append(
-                    {"key": sample_key(dataset.name, sample.id), "dataset": dataset.name, "id": sample.id, **info}
+
+def prepare_inputs(
+    run_dir: Path, items: list[InputItem], tts_spec: str, *, progress: bool = True
+) -> dict[str, dict[str, Any]]:
+    """Make sure every item has input audio; returns the ``inputs.jsonl`` rows by key.
+
+    ``tts_spec`` names one engine, or ``auto`` for the default engine of each item's language.
+    """
+    engines: dict[str, Any] = {}
+
+    def engine_for(language: str) -> Any:
+        from voxeval.speech.tts import default_engine_spec, engine_from_spec
+
+        spec = default_engine_spec([language]) if tts_spec == "auto" else tts_spec
+        if spec not in engines:
+            engines[spec] = engine_from_spec(spec)
+        return engines[spec]
+
+    with AppendLog(run_dir / "inputs.jsonl", key="key") as log:
+        pending = [i for i in items if sample_key(i.dataset, i.id) not in log.done]
+        with StageProgress("inputs", len(pending), enabled=progress) as bar:
+            for item in pending:
+                info = (
+                    _dataset_audio(item, run_dir)
+                    if item.audio
+                    else _synthesised(item, engine_for(item.language), run_dir)
                 )
+                log.append({"key": sample_key(item.dataset, item.id), "dataset": item.dataset, "id": item.id, **info})
                 bar.advance()
         return dict(log.rows)
 

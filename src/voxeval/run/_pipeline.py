@@ -13,8 +13,8 @@ from voxeval.data import Dataset, Prediction, resolve_dataset
 from voxeval.errors import Location
 from voxeval.run._annotations import annotate_replies
 from voxeval.run._config import RunSettings, write_config
-from voxeval.run._inputs import prepare_inputs
-from voxeval.run._replies import generate_replies, reply_key
+from voxeval.run._inputs import dataset_input_items, prepare_inputs
+from voxeval.run._replies import dataset_reply_items, generate_replies, reply_key
 from voxeval.run._scoring import ScoredSet, score_predictions, write_score_outputs
 
 
@@ -112,13 +112,13 @@ def run_da(settings: RunSettings, options: RunOptions, argv: list[str] | None = 
         limit=options.limit,
         argv=argv if argv is not None else sys.argv,
     )
-    inputs = prepare_inputs(options.out, datasets, settings.tts, progress=options.progress)
+    inputs = prepare_inputs(options.out, dataset_input_items(datasets), settings.tts, progress=options.progress)
     prompts = (settings.system_prompt, settings.user_prompt)
 
     async def stages() -> None:
         replies = await generate_replies(
             options.out,
-            datasets,
+            dataset_reply_items(datasets),
             systems,
             inputs,
             prompts,

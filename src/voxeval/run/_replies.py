@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +48,26 @@ async def _one(
     return row
 
 
+@dataclass(frozen=True)
+class ReplyItem:
+    """One input a system must answer."""
+
+    dataset: str
+    """Dataset name."""
+    id: str
+    """Sample id."""
+    reference_text: str
+    """The input's text (only oracle systems may use it)."""
+
+
+def dataset_reply_items(datasets: list[Dataset]) -> list[ReplyItem]:
+    """The reply items of dialogue-act datasets."""
+    return [ReplyItem(d.name, s.id, s.input_text) for d in datasets for s in d.samples]
+
+
 async def generate_replies(
     run_dir: Path,
-    datasets: list[Dataset],
+    items: list[ReplyItem],
     systems: list[SpokenDialogueSystem],
     inputs: dict[str, dict[str, Any]],
     prompts: tuple[str, str],
@@ -62,25 +80,22 @@ async def generate_replies(
     with AppendLog(run_dir / "replies.jsonl", key="key") as log:
         for system in systems:
             todo = []
-            for dataset in datasets:
-                for sample in dataset.samples:
-                    key = reply_key(dataset.name, system.name, sample.id)
-                    previous = log.rows.get(key)
-                    if previous is None or (retry_failed and previous.get("status") == "failed"):
-                        todo.append((dataset, sample, key))
+            for item in items:
+                key = reply_key(item.dataset, system.name, item.id)
+                previous = log.rows.get(key)
+                if previous is None or (retry_failed and previous.get("status") == "failed"):
+                    todo.append((item, key))
             limit = asyncio.Semaphore(concurrency or system.concurrency)
             with StageProgress(f"replies {system.name}", len(todo), enabled=progress) as bar:
 
-                async def run_one(
-                    dataset: Dataset, sample: Any, key: str, system: Any = system, limit: Any = limit
-                ) -> None:
+                async def run_one(item: ReplyItem, key: str, system: Any = system, limit: Any = limit) -> None:
                     async with limit:
-                        audio = input_audio(run_dir, inputs[sample_key(dataset.name, sample.id)])
-                        turn = Turn(sample.id, audio, prompts[0], prompts[1], reference_text=sample.input_text)
-                        meta = {"dataset": dataset.name, "system": system.name, "id": sample.id}
+                        audio = input_audio(run_dir, inputs[sample_key(item.dataset, item.id)])
+                        turn = Turn(item.id, audio, prompts[0], prompts[1], reference_text=item.reference_text)
+                        meta = {"dataset": item.dataset, "system": system.name, "id": item.id}
                         row = await _one(system, turn, key, run_dir, meta)
                     log.append(row)  # one whole line per result: a kill loses at most in-flight work
                     bar.advance(failed=row["status"] == "failed")
 
-                await asyncio.gather(*(run_one(d, s, k) for d, s, k in todo))
+                await asyncio.gather(*(run_one(i, k) for i, k in todo))
         return dict(log.rows)
