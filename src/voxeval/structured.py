@@ -63,6 +63,8 @@ async def complete_validated(
             return parse(raw), raw, attempt, response
         except ValueError as exc:
             error = str(exc)
+            if hasattr(model, "forget"):
+                model.forget(request)  # an invalid reply is not a result worth caching
             feedback = (ChatMessage("assistant", text=raw), ChatMessage("user", text=FEEDBACK.format(error=error)))
             request = replace(request, messages=tuple(request.messages) + feedback)
     raise StructuredOutputFailed(f"invalid output after {attempts} attempt(s): {error}", raw, attempts)

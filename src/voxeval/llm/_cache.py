@@ -136,6 +136,10 @@ class CachedChatModel:
         await asyncio.to_thread(self.cache.put, key, response)  # the atomic write fsyncs: keep it off the loop
         return response
 
+    def forget(self, request: ChatRequest) -> None:
+        """Drop the cached reply to ``request`` (a reply that failed validation must not be replayed on retry)."""
+        self.cache.path(self.key(request)).unlink(missing_ok=True)
+
     def describe(self) -> dict[str, Any]:
         """The wrapped model's description (the cache does not change answers)."""
         return self.inner.describe()

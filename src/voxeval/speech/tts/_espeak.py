@@ -37,6 +37,18 @@ def espeak_args(voice: str, style: VoiceStyle) -> tuple[list[str], float]:
     return args, residual_db
 
 
+def hanzi_to_pinyin(text: str) -> str:
+    """Chinese characters → tone-numbered pinyin (``ni3 hao3``) for espeak-ng's ``cmn-latn-pinyin`` voice.
+
+    espeak-ng's own ``cmn`` voice misreads many characters; reading pinyin is robotic but correct.
+    """
+    try:
+        from pypinyin import Style, lazy_pinyin
+    except ImportError:
+        raise ConfigError("Chinese with espeak-ng needs pypinyin: pip install 'voxeval[acoustics]'") from None
+    return " ".join(lazy_pinyin(text, style=Style.TONE3, neutral_tone_with_five=True))
+
+
 class EspeakEngine:
     """espeak-ng via ``espeak-ng -v VOICE -s RATE -p PITCH -a AMP --stdout`` (text on stdin)."""
 
@@ -57,7 +69,10 @@ class EspeakEngine:
         """Run espeak-ng once for ``text``; its WAV (streamed, 22.05 kHz) is decoded in memory."""
         if not text.strip():
             raise ValueError("nothing to say: the text is empty")
-        args, residual_db = espeak_args(style.voice or self.voice, style)
+        voice = style.voice or self.voice
+        args, residual_db = espeak_args(voice, style)
+        if voice.startswith("cmn-latn-pinyin"):
+            text = hanzi_to_pinyin(text)
         try:
             done = subprocess.run(
                 [self.program, *args, "--stdin"], input=text.encode("utf-8"), capture_output=True, timeout=_TIMEOUT_S

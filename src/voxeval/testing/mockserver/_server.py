@@ -87,6 +87,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # The default listen backlog (5) drops connections when many clients connect at once; the kernel then
+    # retransmits the SYN after ~1 s, which would show up as fake latency in concurrency benchmarks.
+    request_queue_size = 1024
     mock: MockServer
 
 
