@@ -33,12 +33,13 @@ def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
             step = parse_step(raw, Location(field=f"steps[{i}]"))
         except InputError as exc:
             raise ValueError(f"{exc.where.field}: {exc.message}") from None
-        if step.span is not None:
-            found = reply.find(step.span, cursor) if step.span else -1
+        span = step.span
+        if span is not None:
+            found = reply.find(span, cursor) if span else -1
             if found < 0:
                 step, dropped = Step(step.act, step.importance, step.rationale, None), dropped + 1
             else:
-                cursor = found + len(step.span)
+                cursor = found + len(span)
         parsed.append(step)
     return normalise(parsed), dropped
 
