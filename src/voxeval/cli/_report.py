@@ -18,6 +18,7 @@ def register(commands: Any) -> None:
         description="Built only from what RUN_DIR holds. report.html is one self-contained file (figures embedded).",
     )
     r.add_argument("run_dir", type=Path)
+    r.add_argument("--human", type=Path, help="style runs: human ratings JSONL (id or instruct_id, rater, mos)")
     r.set_defaults(handler=_report)
     c = commands.add_parser("compare", help="what changed between two runs: per-sample wins/losses, significance")
     c.add_argument("run_a", type=Path)
@@ -31,7 +32,7 @@ def _report(args: argparse.Namespace) -> int:
 
     if not (args.run_dir / "config.json").is_file():
         raise InputError(Location(str(args.run_dir)), "not a run directory (no config.json)")
-    for kind, path in build_reports(args.run_dir).items():
+    for kind, path in build_reports(args.run_dir, args.human).items():
         print(f"{kind}: {path}")
     return 0
 

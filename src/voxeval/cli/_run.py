@@ -28,11 +28,21 @@ def register(commands: Any) -> None:
             "that was written. Several --dataset and --system values form the experiment grid of Table 1."
         ),
     )
-    p.add_argument("--benchmark", choices=("da",), default="da", help="benchmark to run (default: da)")
-    p.add_argument("--dataset", action="append", help="built-in name or JSONL file (repeatable; default ja-assistant)")
+    p.add_argument("--benchmark", choices=("da", "style"), default="da", help="benchmark to run (default: da)")
+    p.add_argument(
+        "--dataset",
+        action="append",
+        help="built-in name or JSONL file (repeatable; default ja-assistant for da, acoustic-ja for style)",
+    )
     p.add_argument("--system", action="append", required=True, help=SYSTEM_HELP)
-    p.add_argument("--annotator", default="offline", help="annotator spec: offline | llm:MODEL_SPEC | gold[:DATASET]")
-    p.add_argument("--tts", default="pyopenjtalk", help="engine for inputs without audio (default: pyopenjtalk)")
+    p.add_argument("--annotator", default="offline", help="da: offline | llm:MODEL_SPEC | gold[:DATASET]")
+    p.add_argument("--judge", default="acoustic", help="style: acoustic (offline) | lalm:MODEL_SPEC (audio LLM)")
+    p.add_argument("--abilities", help="style: only these abilities, comma-separated (e.g. pitch,speed,volume)")
+    p.add_argument("--repeats", type=int, default=1, help="style: judgements per response (judge variance)")
+    p.add_argument(
+        "--tts",
+        help="engine for inputs without audio (default: pyopenjtalk for da; auto = one engine per language for style)",
+    )
     p.add_argument("--split", help="only this split of each dataset (dev / test)")
     p.add_argument("--out", required=True, type=Path, help="run directory (created, or resumed)")
     p.add_argument("--limit", type=int, help="only the first N samples of each dataset")
@@ -62,13 +72,33 @@ def settings_from_args(args: argparse.Namespace) -> Any:
 
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
+    if args.benchmark == "style":
+        from voxeval.prompts import load_prompt
+
+        system_prompt = load_prompt("style/response_system.v1").text
+        user_prompt = load_prompt("style/response_user.v1").text
+        extra: dict[str, Any] = {}
+        if args.abilities:
+            extra["abilities"] = sorted(a.strip() for a in args.abilities.split(",") if a.strip())
+        if args.repeats != 1:
+            extra["judge_options"] = {"repeats": args.repeats}
+        return RunSettings(
+            benchmark="style",
+            datasets=tuple(args.dataset or ["acoustic-ja"]),
+            systems=tuple(args.system),
+            annotator=args.judge,
+            tts=args.tts or "auto",
+            system_prompt=_prompt(args.system_prompt_file, system_prompt),
+            user_prompt=_prompt(args.user_prompt_file, user_prompt),
+            extra=extra,
+        )
     system_prompt, user_prompt = default_prompts()
     return RunSettings(
         benchmark=args.benchmark,
         datasets=tuple(args.dataset or ["ja-assistant"]),
         systems=tuple(args.system),
         annotator=args.annotator,
-        tts=args.tts,
+        tts=args.tts or "pyopenjtalk",
         split=args.split,
         system_prompt=_prompt(args.system_prompt_file, system_prompt),
         user_prompt=_prompt(args.user_prompt_file, user_prompt),
@@ -91,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         progress=not args.quiet,
     )
+    if args.benchmark == "style":
+        return _run_style(settings, options, args)
     if args.dry_run:
         print(json.dumps(dry_run(settings, options), ensure_ascii=False, indent=2))
         return 0
@@ -101,6 +133,31 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{failed} sample(s) failed or are unfinished and were excluded; see {args.out / 'report.md'}")
     from voxeval.report._build import build_reports
 
+    paths = build_reports(args.out)
+    print(f"\nreport: {paths['html']}")
+    return 0
+
+
+def _run_style(settings: Any, options: Any, args: argparse.Namespace) -> int:
+    from voxeval.report._build import build_reports
+    from voxeval.run._style import load_items, run_style
+
+    if args.dry_run:
+        items = load_items(settings, options.limit)
+        plan = {
+            "items": len(items),
+            "systems": list(settings.systems),
+            "judge": settings.annotator,
+            "calls": len(items) * len(settings.systems),
+            "note": "nothing was called",
+        }
+        print(json.dumps(plan, ensure_ascii=False, indent=2))
+        return 0
+    summary = run_style(settings, options, argv=["voxeval", *sys.argv[1:]])
+    print("| system | overall (VStyle-weighted) | judged ok | failed | not measured |\n|---|---:|---:|---:|---:|")
+    for name, block in summary["systems"].items():
+        overall = "—" if block["overall"] is None else f"{block['overall']:.3f}"
+        print(f"| {name} | {overall} | {block['ok']} | {block['failed']} | {block['not_measured']} |")
     paths = build_reports(args.out)
     print(f"\nreport: {paths['html']}")
     return 0

@@ -1,6 +1,10 @@
 """Style judges: the spec's audio-LLM judge and the offline acoustic judge."""
 
+from voxeval.judge._judging import INSTRUCTION_TYPES, combine_repeats, instruction_type, prompt_for
+from voxeval.judge._lalm import LalmJudge, audio_mime  # importing registers the ``lalm`` judge
+from voxeval.judge._parse import JudgeParseError, ParsedJudgement, parse_attributes, parse_judgement
 from voxeval.judge._protocol import StyleJudge, judge_from_spec, judges
+from voxeval.judge._requirements import parse_requirements
 from voxeval.judge._types import (
     ABILITY_WEIGHTS_ACOUSTIC,
     ATTRIBUTES,
@@ -11,17 +15,51 @@ from voxeval.judge._types import (
     Judgement,
     StyleItem,
 )
+from voxeval.judge._vstyle import detect_language, parse_vstyle_row, read_response_audio, read_vstyle
+from voxeval.judge._weights import (
+    ABILITIES,
+    ABILITY_WEIGHTS,
+    TAXONOMY,
+    Counts,
+    GroupScore,
+    VStyleScores,
+    scores_by_model,
+    vstyle_scores,
+)
 
 __all__ = [
+    "ABILITIES",
+    "ABILITY_WEIGHTS",
     "ABILITY_WEIGHTS_ACOUSTIC",
     "ATTRIBUTES",
+    "INSTRUCTION_TYPES",
     "LEVELS",
     "ORDINAL",
     "SEED_VALUES_ZH",
+    "TAXONOMY",
     "Attribute",
+    "Counts",
+    "GroupScore",
+    "JudgeParseError",
     "Judgement",
+    "LalmJudge",
+    "ParsedJudgement",
     "StyleItem",
     "StyleJudge",
+    "VStyleScores",
+    "audio_mime",
+    "combine_repeats",
+    "detect_language",
+    "instruction_type",
     "judge_from_spec",
     "judges",
+    "parse_attributes",
+    "parse_judgement",
+    "parse_requirements",
+    "parse_vstyle_row",
+    "prompt_for",
+    "read_response_audio",
+    "read_vstyle",
+    "scores_by_model",
+    "vstyle_scores",
 ]

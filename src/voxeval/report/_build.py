@@ -183,10 +183,22 @@ def _failures_section(sets: list[Any]) -> str:
     )
 
 
-def build_reports(run_dir: Path) -> dict[str, Path]:
-    """Write ``report.md``, ``report.html`` and ``tables.csv`` for a dialogue-act run; returns their paths."""
+def build_reports(run_dir: Path, human: Path | None = None) -> dict[str, Path]:
+    """Write ``report.md``, ``report.html`` and ``tables.csv`` for a run; returns their paths.
+
+    Style runs (and ``voxeval judge`` output folders) get the style report; ``human`` adds judge–human agreement.
+    """
+    import json
+
     from voxeval.data import atomic_write_text
     from voxeval.report._tables import TableRow
+
+    config_path = run_dir / "config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.exists() else {}
+    if (run_dir / "judgements.jsonl").exists() and config.get("settings", {}).get("benchmark", "style") == "style":
+        from voxeval.report._style_report import build_style_reports
+
+        return build_style_reports(run_dir, human)
 
     data = load_run(run_dir)
     sets = data.sets

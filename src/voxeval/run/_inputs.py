@@ -99,18 +99,29 @@ def dataset_input_items(datasets: list[Dataset]) -> list[InputItem]:
 
 
 def prepare_inputs(
-    run_dir: Path, items: list[InputItem], tts_spec: str, *, progress: bool = True
+    run_dir: Path,
+    items: list[InputItem],
+    tts_spec: str,
+    *,
+    auto_engines: dict[str, str] | None = None,
+    progress: bool = True,
 ) -> dict[str, dict[str, Any]]:
     """Make sure every item has input audio; returns the ``inputs.jsonl`` rows by key.
 
-    ``tts_spec`` names one engine, or ``auto`` for the default engine of each item's language.
+    ``tts_spec`` names one engine, or ``auto`` for one engine per language: ``auto_engines[language]`` when
+    given, else the TTS package's default for that language.
     """
     engines: dict[str, Any] = {}
 
     def engine_for(language: str) -> Any:
         from voxeval.speech.tts import default_engine_spec, engine_from_spec
 
-        spec = default_engine_spec([language]) if tts_spec == "auto" else tts_spec
+        if tts_spec != "auto":
+            spec = tts_spec
+        elif auto_engines and language in auto_engines:
+            spec = auto_engines[language]
+        else:
+            spec = default_engine_spec([language])
         if spec not in engines:
             engines[spec] = engine_from_spec(spec)
         return engines[spec]

@@ -1,0 +1,185 @@
+"""Gemini's Files API for audio too large to send inline: upload, wait until active, generate, delete.
+
+Gemini caps an inline request (base64 audio included) at about 20 MB, so audio over ~15 MB goes through the
+Files API: a resumable upload in two POSTs (``start`` → upload URL, then ``upload, finalize`` with the bytes),
+a ``GET`` while the file is ``PROCESSING``, ``generateContent`` with a ``file_data`` part, and a ``DELETE``
+(uploaded files would otherwise live 48 hours). Payloads and URLs are built by pure functions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from voxeval.llm import (
+    ChatRequest,
+    ChatResponse,
+    Limiter,
+    ModelSpec,
+    ProviderError,
+    RetryPolicy,
+    gemini_payload,
+    parse_gemini,
+    post_json,
+    with_retries,
+)
+
+# Not re-exported by voxeval.llm; the Files API needs the same key lookup and error classification.
+from voxeval.llm._gemini import GEMINI_BASE_URL, GEMINI_KEY_ENVS
+from voxeval.llm._http import classify_status, decode_json, excerpt, redact
+from voxeval.llm._provider import api_key
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    """A file held by the Files API."""
+
+    name: str
+    """Resource name, ``files/abc123``."""
+    uri: str
+    """URI to reference it in ``file_data`` parts."""
+    mime: str
+    """Its MIME type."""
+    state: str
+    """``ACTIVE``, ``PROCESSING`` or ``FAILED``."""
+
+
+def gemini_upload_url(base_url: str) -> str:
+    """The upload endpoint for an API base URL (pure): ``…/v1beta`` → ``…/upload/v1beta/files``.
+
+    >>> gemini_upload_url("https://generativelanguage.googleapis.com/v1beta")
+    'https://generativelanguage.googleapis.com/upload/v1beta/files'
+    """
+    parts = urlsplit(base_url.rstrip("/"))
+    return urlunsplit((parts.scheme, parts.netloc, f"/upload{parts.path}/files", "", ""))
+
+
+def upload_start_headers(size: int, mime: str) -> dict[str, str]:
+    """Headers of the resumable upload's ``start`` request (pure; the key is added by the caller)."""
+    return {
+        "X-Goog-Upload-Protocol": "resumable",
+        "X-Goog-Upload-Command": "start",
+        "X-Goog-Upload-Header-Content-Length": str(size),
+        "X-Goog-Upload-Header-Content-Type": mime,
+        "Content-Type": "application/json",
+    }
+
+
+def upload_finalize_headers(size: int) -> dict[str, str]:
+    """Headers of the request that sends all the bytes and finalizes the upload (pure)."""
+    return {"Content-Length": str(size), "X-Goog-Upload-Offset": "0", "X-Goog-Upload-Command": "upload, finalize"}
+
+
+def gemini_file_payload(request: ChatRequest, file: UploadedFile) -> dict[str, Any]:
+    """``generateContent`` body for a request whose first user message's audio is ``file`` (pure).
+
+    The file part follows that message's text, as inline audio would.
+    """
+    payload = gemini_payload(request)
+    first_user = next(c for c in payload["contents"] if c["role"] == "user")
+    first_user["parts"].append({"file_data": {"mime_type": file.mime, "file_uri": file.uri}})
+    return payload
+
+
+def parse_uploaded_file(body: Mapping[str, Any]) -> UploadedFile:
+    """An upload or ``GET`` answer (``{"file": {...}}`` or the file itself) as an :class:`UploadedFile` (pure)."""
+    file = body.get("file", body)
+    fields = {key: file.get(key) if isinstance(file, dict) else None for key in ("name", "uri", "mimeType", "state")}
+    if not isinstance(fields["name"], str) or not isinstance(fields["uri"], str):
+        raise ProviderError("bad_response", f"no file name or uri in upload answer: {excerpt(str(dict(body)))}")
+    mime, state = fields["mimeType"], fields["state"]
+    return UploadedFile(
+        fields["name"], fields["uri"], mime if isinstance(mime, str) else "", state if isinstance(state, str) else ""
+    )
+
+
+class GeminiFiles:
+    """Files API calls for one Gemini model; ``transport`` lets tests answer without a server."""
+
+    def __init__(self, spec: ModelSpec, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        options = spec.options
+        self.key = api_key([options.key_env] if options.key_env else list(GEMINI_KEY_ENVS), "gemini")
+        self.base_url = spec.base_url or GEMINI_BASE_URL
+        self.model = spec.model.removeprefix("models/")
+        self.timeout = options.timeout
+        self.policy = RetryPolicy(max_retries=options.max_retries)
+        self.sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
+        self.limiter = Limiter(options.concurrency, options.rps)
+        self.poll_seconds = 2.0
+        """Wait between checks of a file still ``PROCESSING``."""
+        self.max_polls = 30
+        """Checks before giving up on a file that never becomes ``ACTIVE``."""
+        self._transport = transport
+
+    async def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        where = url.split("?", 1)[0]
+        headers = {"x-goog-api-key": self.key, **kwargs.pop("headers", {})}
+        try:
+            async with (
+                asyncio.timeout(self.timeout),
+                httpx.AsyncClient(timeout=self.timeout, transport=self._transport) as client,
+            ):
+                response = await client.request(method, url, headers=headers, **kwargs)
+        except (TimeoutError, httpx.TimeoutException):
+            raise ProviderError("timeout", f"no answer from {where} within {self.timeout:g} s") from None
+        except httpx.TransportError as exc:
+            detail = redact(excerpt(str(exc) or type(exc).__name__), (self.key,))
+            raise ProviderError("connection", f"connection to {where} failed: {detail}") from None
+        if not response.is_success:
+            raise classify_status(response, where, (self.key,))
+        return response
+
+    async def _upload_once(self, data: bytes, mime: str, display_name: str) -> UploadedFile:
+        start = await self._send(
+            "POST",
+            gemini_upload_url(self.base_url),
+            headers=upload_start_headers(len(data), mime),
+            json={"file": {"display_name": display_name}},
+        )
+        target = start.headers.get("x-goog-upload-url")
+        if not target:
+            raise ProviderError("bad_response", "the upload start answer has no X-Goog-Upload-URL header")
+        done = await self._send("POST", target, headers=upload_finalize_headers(len(data)), content=data)
+        return parse_uploaded_file(decode_json(done.text, "the upload URL", (self.key,)))
+
+    async def upload(self, data: bytes, mime: str, display_name: str) -> UploadedFile:
+        """Upload ``data`` and return the file once it is ``ACTIVE`` (a failed upload is retried from the start)."""
+        async with self.limiter:
+            file = await with_retries(lambda: self._upload_once(data, mime, display_name), self.policy, self.sleep)
+        return await self.wait_active(file)
+
+    async def wait_active(self, file: UploadedFile) -> UploadedFile:
+        """Poll a ``PROCESSING`` file until it is ``ACTIVE``; ``FAILED`` or too long raises ``ProviderError``."""
+        url = f"{self.base_url}/{file.name}"
+        for _ in range(self.max_polls):
+            if file.state in ("ACTIVE", ""):  # no state reported: assume usable, generateContent will say if not
+                return file
+            if file.state != "PROCESSING":
+                raise ProviderError("bad_response", f"uploaded file {file.name} is {file.state}", retryable=False)
+            await self.sleep(self.poll_seconds)
+            answer = await with_retries(lambda: self._send("GET", url), self.policy, self.sleep)
+            file = parse_uploaded_file(decode_json(answer.text, url, (self.key,)))
+        raise ProviderError("timeout", f"uploaded file {file.name} still {file.state} after {self.max_polls} checks")
+
+    async def delete(self, file: UploadedFile) -> None:
+        """Delete ``file`` (retried like any call; the last error is raised)."""
+        url = f"{self.base_url}/{file.name}"
+        await with_retries(lambda: self._send("DELETE", url), self.policy, self.sleep)
+
+    async def generate(self, request: ChatRequest, file: UploadedFile) -> ChatResponse:
+        """``generateContent`` with ``file`` as the audio of the request's first user message."""
+        url = f"{self.base_url}/models/{self.model}:generateContent"
+        payload = gemini_file_payload(request, file)
+        headers = {"x-goog-api-key": self.key}
+
+        async def attempt() -> ChatResponse:
+            async with self.limiter:
+                body = await post_json(url, payload, headers=headers, timeout=self.timeout, secrets=(self.key,))
+            return parse_gemini(body)
+
+        return await with_retries(attempt, self.policy, self.sleep)

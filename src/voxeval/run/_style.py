@@ -1,0 +1,162 @@
+"""The style benchmark end to end: instruction audio → spoken replies → judgements → VStyle-weighted scores."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from voxeval.data import AppendLog, atomic_write_json
+from voxeval.run._config import RunSettings, write_config
+from voxeval.run._inputs import InputItem, input_audio, prepare_inputs
+from voxeval.run._progress import StageProgress
+from voxeval.run._replies import ReplyItem, generate_replies, reply_key
+
+INSTRUCTION_TTS = {"ja": "pyopenjtalk", "en": "espeak-ng:en-us", "zh": "espeak-ng:cmn-latn-pinyin"}
+"""Engines that speak the instructions when ``--tts auto`` (the default for the style benchmark)."""
+
+
+def load_items(settings: RunSettings, limit: int | None) -> list[tuple[str, Any, Path]]:
+    """(set name, item, set file) of every style item; ``limit`` takes N per set, spread over abilities."""
+    from voxeval.judge._sets import load_style_set
+
+    abilities = settings.extra.get("abilities")
+    picked = []
+    for spec in settings.datasets:
+        style_set = load_style_set(spec)
+        items = [i for i in style_set.items if not abilities or i.sub_ability in abilities]
+        rank: dict[str, int] = defaultdict(int)
+        order = []
+        for item in items:
+            order.append((rank[item.ability], item))
+            rank[item.ability] += 1
+        # Round-robin over abilities, so that --limit keeps every ability represented.
+        spread = [item for _, item in sorted(order, key=lambda p: p[0])]
+        picked += [(style_set.name, item, style_set.path) for item in spread[: limit or None]]
+    return picked
+
+
+async def judge_replies(
+    run_dir: Path,
+    items: list[tuple[str, Any, Path]],
+    system_names: list[str],
+    replies: dict[str, dict[str, Any]],
+    judge: Any,
+    *,
+    retry_failed: bool,
+    progress: bool,
+) -> dict[str, dict[str, Any]]:
+    """Judge every reply that has none yet; replies without audio are recorded as failed judgements."""
+    from dataclasses import replace
+
+    from voxeval.judge import Judgement
+
+    with AppendLog(run_dir / "judgements.jsonl", key="key") as log:
+        todo = []
+        for set_name, item, _ in items:
+            for system in system_names:
+                key = reply_key(set_name, system, item.id)
+                reply, previous = replies.get(key), log.rows.get(key)
+                if reply is None or not (previous is None or (retry_failed and previous.get("status") == "failed")):
+                    continue
+                todo.append((key, set_name, system, replace(item, model_name=system), reply))
+        limit = asyncio.Semaphore(max(1, getattr(judge, "concurrency", 1)))
+        with StageProgress(f"judgements {judge.name}", len(todo), enabled=progress) as bar:
+
+            async def one(key: str, set_name: str, system: str, item: Any, reply: dict[str, Any]) -> None:
+                if reply.get("status") == "failed" or not reply.get("audio"):
+                    why = f"reply failed: {reply.get('error')}" if reply.get("status") == "failed" else "no reply audio"
+                    verdict = Judgement(item.id, item.ability, None, "failed", judge.name, system, reason=why)
+                else:
+                    async with limit:
+                        verdict = await judge.judge(item, (run_dir / reply["audio"]).read_bytes())
+                log.append({"key": key, "dataset": set_name, "system": system, **verdict.to_json()})
+                bar.advance(failed=verdict.status == "failed")
+
+            await asyncio.gather(*(one(*t) for t in todo))
+        return dict(log.rows)
+
+
+def style_summary(run_dir: Path, judgements: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """VStyle-weighted scores per system (and per style set), written to ``summary.json``."""
+    from voxeval.judge import Judgement, vstyle_scores
+
+    by_system: dict[str, list[Judgement]] = defaultdict(list)
+    for row in judgements.values():
+        by_system[row["system"]].append(
+            Judgement(
+                row["id"],
+                row["ability"],
+                row["score"],
+                row["status"],
+                row["judge"],
+                row["system"],
+                row.get("attributes") or {},
+                row.get("raw"),
+                row.get("reason", ""),
+            )
+        )
+    summary = {"benchmark": "style", "systems": {s: vstyle_scores(j).to_json() for s, j in sorted(by_system.items())}}
+    atomic_write_json(run_dir / "summary.json", summary)
+    return summary
+
+
+def run_style(settings: RunSettings, options: Any, argv: list[str] | None = None) -> dict[str, Any]:
+    """Run (or resume) the style benchmark in ``options.out``."""
+    from voxeval.judge import judge_from_spec
+    from voxeval.llm import request_cache, set_request_cache
+    from voxeval.systems import system_from_spec
+
+    items = load_items(settings, options.limit)
+    previous_cache = request_cache()
+    if not options.use_cache:
+        set_request_cache(None)
+    try:
+        systems = [system_from_spec(spec) for spec in settings.systems]
+        judge = judge_from_spec(settings.annotator, **settings.extra.get("judge_options", {}))
+    finally:
+        set_request_cache(previous_cache)
+    options.out.mkdir(parents=True, exist_ok=True)
+    write_config(
+        options.out,
+        settings,
+        dataset_files={name: path for name, _, path in items},
+        described={"systems": {s.name: s.describe() for s in systems}, "judge": judge.describe()},
+        limit=options.limit,
+        argv=argv if argv is not None else sys.argv,
+    )
+    inputs = prepare_inputs(
+        options.out,
+        [InputItem(name, i.id, i.instruction, i.language) for name, i, _ in items],
+        settings.tts,
+        auto_engines=INSTRUCTION_TTS,
+        progress=options.progress,
+    )
+
+    async def stages() -> dict[str, dict[str, Any]]:
+        replies = await generate_replies(
+            options.out,
+            [ReplyItem(name, i.id, i.instruction) for name, i, _ in items],
+            systems,
+            inputs,
+            (settings.system_prompt, settings.user_prompt),
+            retry_failed=options.retry_failed,
+            concurrency=options.concurrency,
+            progress=options.progress,
+        )
+        return await judge_replies(
+            options.out,
+            items,
+            [s.name for s in systems],
+            replies,
+            judge,
+            retry_failed=options.retry_failed,
+            progress=options.progress,
+        )
+
+    return style_summary(options.out, asyncio.run(stages()))
+
+
+__all__ = ["INSTRUCTION_TTS", "input_audio", "judge_replies", "load_items", "run_style", "style_summary"]

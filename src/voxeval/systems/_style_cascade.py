@@ -1,0 +1,181 @@
+"""Offline baselines for the style benchmark: ASR → content → TTS, with and without following the style.
+
+``style-plain`` speaks the requested content in the engine's default voice; ``style-aware`` also maps the
+requirements it reads from the instruction (``voxeval.judge.parse_requirements``) to TTS controls — rate, pitch,
+gain and a male / female voice. Both share everything else, so a style judge should separate them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from voxeval.errors import ConfigError
+from voxeval.prompts import fill, load_prompt
+from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
+
+RATE = {"very_slow": 0.6, "slow": 0.8, "normal": 1.0, "fast": 1.3, "very_fast": 1.6}
+"""Speaking-rate level → TTS rate factor."""
+PITCH = {"very_low": -6.0, "low": -3.0, "normal": 0.0, "high": 3.0, "very_high": 6.0}
+"""Pitch level → semitones."""
+GAIN = {"very_quiet": -18.0, "quiet": -9.0, "normal": 0.0, "loud": 4.0, "very_loud": 8.0}
+"""Volume level → gain in dB (loud levels are limited by clipping headroom)."""
+
+
+@dataclass(frozen=True)
+class Voices:
+    """The TTS engine of one language and how it makes a female or male voice."""
+
+    engine: str
+    """TTS engine spec."""
+    female: str | None
+    """Voice for a female voice (None: the engine's default)."""
+    male: str | None
+    """Voice for a male voice (None: the engine's default, shifted by ``male_shift``)."""
+    male_shift: float = 0.0
+    """Semitones added for a male voice when the engine has no male voice."""
+
+
+VOICES = {
+    "ja": Voices("pyopenjtalk", None, None, -7.0),
+    "en": Voices("espeak-ng:en-us", "en-us+f3", "en-us+m3"),
+    "zh": Voices("espeak-ng:cmn-latn-pinyin", "cmn-latn-pinyin+f3", "cmn-latn-pinyin+m3"),
+}
+"""TTS per language; pyopenjtalk has one (female) voice, so a male voice is approximated by lowering its pitch."""
+
+_QUOTED = re.compile(r"[「『“\"]([^」』”\"]{2,})[」』”\"]")
+
+
+def quoted_content(transcript: str) -> str | None:
+    """The longest quoted span of a transcript, if the ASR kept the quotation marks."""
+    spans = _QUOTED.findall(transcript)
+    return max(spans, key=len).strip() if spans else None
+
+
+def voice_style(requirements: dict[str, str], language: str) -> Any:
+    """TTS controls for the requirements (pure apart from the record type)."""
+    from voxeval.speech.tts import VoiceStyle
+
+    table = VOICES[language]
+    pitch = PITCH.get(requirements.get("pitch", "normal"), 0.0)
+    voice = None
+    gender = requirements.get("gender")
+    if gender == "female":
+        voice = table.female
+    elif gender == "male":
+        voice = table.male
+        pitch += table.male_shift
+    if requirements.get("age") == "child":
+        pitch += 4.0
+    elif requirements.get("age") == "elderly":
+        pitch -= 1.0
+    rate = RATE.get(requirements.get("speed", "normal"), 1.0)
+    if requirements.get("age") == "elderly" and "speed" not in requirements:
+        rate = 0.85
+    return VoiceStyle(
+        voice=voice, rate=rate, pitch_semitones=pitch, gain_db=GAIN.get(requirements.get("volume", ""), 0.0)
+    )
+
+
+class StyleCascade:
+    """Transcribe the instruction, find the content to say, speak it (styled or not)."""
+
+    concurrency = 1
+
+    def __init__(self, aware: bool, llm_spec: str) -> None:
+        from voxeval.llm import chat_model_from_spec
+        from voxeval.speech.asr import asr_from_spec
+
+        self.aware = aware
+        self.name = "style-aware" if aware else "style-plain"
+        self._asr = asr_from_spec("whisper-base")
+        self._llm_spec = llm_spec
+        self._llm = chat_model_from_spec(llm_spec)
+        self._prompt = load_prompt("style/extract_content.v1")
+        self._engines: dict[str, Any] = {}
+
+    def _engine(self, language: str) -> Any:
+        from voxeval.speech.tts import engine_from_spec
+
+        if language not in self._engines:
+            self._engines[language] = engine_from_spec(VOICES[language].engine)
+        return self._engines[language]
+
+    async def _content(self, transcript: str) -> str:
+        from voxeval.llm import ChatMessage, ChatRequest
+
+        quoted = quoted_content(transcript)
+        if quoted:
+            return quoted
+        request = ChatRequest(
+            messages=(ChatMessage("user", text=fill(self._prompt.text, transcript=transcript)),),
+            temperature=0.0,
+            max_tokens=120,
+        )
+        return (await self._llm.complete(request)).text.strip().strip('「」『』"“”')
+
+    async def respond(self, turn: Turn) -> Reply:
+        """ASR → content → (style) → TTS."""
+        from voxeval.judge import parse_requirements
+        from voxeval.speech.audio import to_input_format
+
+        heard = await asyncio.to_thread(self._asr.transcribe, turn.audio, None)
+        language = heard.language if heard.language in VOICES else "en"
+        if not heard.text.strip():
+            raise SystemFailure("ASR heard nothing in the instruction")
+        content = await self._content(heard.text)
+        if not content:
+            raise SystemFailure("could not find anything to say in the instruction")
+        requirements = parse_requirements(heard.text, language) if self.aware else {}
+        style = voice_style(requirements, language)
+        audio = await asyncio.to_thread(lambda: to_input_format(self._engine(language).synthesize(content, style)))
+        return Reply(
+            content,
+            audio,
+            {
+                "transcript": heard.text,
+                "language": language,
+                "requirements": requirements,
+                "tts": {
+                    "voice": style.voice,
+                    "rate": style.rate,
+                    "pitch_semitones": style.pitch_semitones,
+                    "gain_db": style.gain_db,
+                },
+            },
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """Parts and the level → control tables."""
+        return {
+            "system": self.name,
+            "asr": self._asr.describe(),
+            "llm": self._llm.describe(),
+            "prompt": {"name": self._prompt.name, "sha256": self._prompt.sha256},
+            "tts": {k: v.engine for k, v in VOICES.items()},
+            "controls": {"rate": RATE, "pitch": PITCH, "gain_db": GAIN} if self.aware else "none (plain)",
+        }
+
+
+def _options(rest: str) -> str:
+    llm = "llamacpp:qwen2.5-1.5b"
+    for item in filter(None, rest.split(",")):
+        key, sep, value = item.partition("=")
+        if key != "llm" or not sep:
+            raise ConfigError(f"style cascade option {item!r}: only llm=MODEL_SPEC is accepted")
+        llm = value
+    return llm
+
+
+@systems.register("style-aware")
+def make_style_aware(rest: str) -> StyleCascade:
+    """``style-aware[:llm=MODEL_SPEC]``: follows the parsed style requirements."""
+    return StyleCascade(True, _options(rest))
+
+
+@systems.register("style-plain")
+def make_style_plain(rest: str) -> StyleCascade:
+    """``style-plain[:llm=MODEL_SPEC]``: the same cascade, ignoring style."""
+    return StyleCascade(False, _options(rest))
