@@ -1,6 +1,10 @@
 """Dialogue-act annotators: the protocol, the registry, and the built-in annotators."""
 
-from voxeval.annotate import _gold, _llm  # noqa: F401  (register "gold", "llm")
+from voxeval.annotate import (  # noqa: F401  (register "gold", "llm", "offline")
+    _gold,
+    _llm,
+    _offline,
+)
 from voxeval.annotate._protocol import (
     Annotation,
     AnnotationFailed,

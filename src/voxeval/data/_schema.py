@@ -34,6 +34,8 @@ class GoldSample:
     """``dev`` / ``test`` for built-in data."""
     audio: str | None = None
     """Path of the input audio as written in the row (relative to the dataset file), if synthesised."""
+    line: int | None = None
+    """Line of the row in its file, for error messages."""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The row as read, for export and for fields voxeval does not interpret."""
 
@@ -96,6 +98,7 @@ def parse_gold(row: dict[str, Any], where: Location) -> GoldSample:
         domain=optional["domain"],
         split=optional["split"],
         audio=audio,
+        line=where.line,
         raw=row,
     )
 

@@ -46,22 +46,49 @@ class InputItem:
     """Folder the audio path is resolved in (the dataset file's folder)."""
     source: str = ""
     """File the sample came from, for error messages."""
+    line: int | None = None
+    """Line of the sample in that file."""
+
+
+def _audio_path(item: InputItem) -> Path:
+    assert item.root is not None
+    return resolve_inside(item.root, item.audio, Location(item.source, item.line, "input.audio"))
+
+
+def check_dataset_audio(items: list[InputItem]) -> None:
+    """Before a run writes anything: every referenced audio file must resolve inside its dataset and decode.
+
+    Errors name the dataset file, line and field, so a bad file stops the run before any output exists.
+    """
+    from voxeval.speech.audio import load_audio
+
+    for item in items:
+        if item.audio is None:
+            continue
+        path = _audio_path(item)
+        try:
+            load_audio(path)
+        except InputError as exc:
+            raise InputError(Location(item.source, item.line, "input.audio"), f"{item.audio}: {exc.message}") from None
 
 
 def _dataset_audio(item: InputItem, run_dir: Path) -> dict[str, Any]:
-    from voxeval.speech.audio import encode_wav, load_audio, quantize_int16, resample
+    from voxeval.speech.audio import encode_wav, load_audio, quantize_int16
 
-    where = Location(item.source, field=f"{item.id}: input.audio")
-    assert item.root is not None
-    source = resolve_inside(item.root, item.audio, where)
+    source = _audio_path(item)
     if _is_spec_format(source):
         return {"audio": str(source), "source": "dataset", "conversion": []}
-    loaded = load_audio(source)
+    import soundfile
+
+    info = soundfile.info(str(source))
+    loaded = load_audio(source, sample_rate=INPUT_RATE)
     # Converted to the input format's encoding only: the dataset's own timing and padding are kept.
-    data = encode_wav(quantize_int16(resample(loaded.audio, INPUT_RATE).samples), INPUT_RATE)
+    data = encode_wav(quantize_int16(loaded.audio.samples), INPUT_RATE)
+    encoding = [] if (info.format, info.subtype) == ("WAV", "PCM_16") else [f"{info.format} {info.subtype}→WAV PCM_16"]
+    conversion = [*loaded.conversion, *encoding]
     target = run_dir / "audio" / "inputs" / f"{hashlib.sha256(data).hexdigest()[:24]}.wav"
     _write_once(target, data)
-    return {"audio": str(target.relative_to(run_dir)), "source": "dataset", "conversion": list(loaded.conversion)}
+    return {"audio": str(target.relative_to(run_dir)), "source": "dataset", "conversion": conversion}
 
 
 def _write_once(target: Path, data: bytes) -> None:
@@ -92,7 +119,7 @@ def _synthesised(item: InputItem, engine: Any, run_dir: Path) -> dict[str, Any]:
 def dataset_input_items(datasets: list[Dataset]) -> list[InputItem]:
     """The input items of dialogue-act datasets."""
     return [
-        InputItem(d.name, s.id, s.input_text, s.locale.split("-")[0], s.audio, d.root, str(d.path))
+        InputItem(d.name, s.id, s.input_text, s.locale.split("-")[0], s.audio, d.root, str(d.path), s.line)
         for d in datasets
         for s in d.samples
     ]

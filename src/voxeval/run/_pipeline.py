@@ -13,7 +13,7 @@ from voxeval.data import Dataset, Prediction, resolve_dataset
 from voxeval.errors import Location
 from voxeval.run._annotations import annotate_replies
 from voxeval.run._config import RunSettings, write_config
-from voxeval.run._inputs import dataset_input_items, prepare_inputs
+from voxeval.run._inputs import check_dataset_audio, dataset_input_items, prepare_inputs
 from voxeval.run._replies import dataset_reply_items, generate_replies, reply_key
 from voxeval.run._scoring import ScoredSet, score_predictions, write_score_outputs
 
@@ -94,6 +94,7 @@ def run_da(settings: RunSettings, options: RunOptions, argv: list[str] | None = 
     from voxeval.systems import system_from_spec
 
     datasets = load_datasets(settings, options.limit)
+    check_dataset_audio(dataset_input_items(datasets))
     previous_cache = request_cache()
     if not options.use_cache:
         set_request_cache(None)  # models built below answer without the cache; restored when the run ends

