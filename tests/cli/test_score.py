@@ -123,3 +123,13 @@ def test_bom_and_blank_lines_are_repaired(tmp_path) -> None:
 def test_missing_file(tmp_path, capsys) -> None:
     assert main(["score", "--gold", str(tmp_path / "nope.jsonl"), "--pred", "x", "--out", str(tmp_path)]) == 2
     assert "nope.jsonl: file not found" in capsys.readouterr().err
+
+
+def test_table2_leaves_out_cost_types_nobody_has(tmp_path) -> None:
+    gold = write_jsonl(tmp_path / "g.jsonl", [gold_row("a", [("Answer", 0.6), ("Inform", 0.4)])])
+    pred = write_jsonl(tmp_path / "p.jsonl", [pred_row("a", [("Answer", 1)])])
+    out = tmp_path / "out"
+    assert main(["score", "--gold", str(gold), "--pred", str(pred), "--out", str(out)]) == 0
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "largest insertion (=0.40)" in report and "smallest distance (=0.40)" in report
+    assert "largest deletion" not in report and "largest substitution" not in report

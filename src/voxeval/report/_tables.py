@@ -54,7 +54,8 @@ def representatives(
 ) -> list[Representative]:
     """Table 2: the samples with the largest insertion, deletion and substitution cost and the smallest WED.
 
-    Ties go to the first sample in dataset order, so the choice is deterministic.
+    Ties go to the first sample in dataset order, so the choice is deterministic. A "largest" kind whose
+    maximum is 0 (no sample has that cost) is left out rather than shown with an arbitrary sample.
     """
     picked: list[Representative] = []
     if not scores:
@@ -64,6 +65,8 @@ def representatives(
         for s in scores[1:]:
             if (key(s) > key(best)) if largest else (key(s) < key(best)):
                 best = s
+        if largest and key(best) == 0.0:
+            continue
         picked.append(Representative(f"{name} (={key(best):.2f})", best, gold.get(best.id), preds.get(best.id), system))
     return picked
 
