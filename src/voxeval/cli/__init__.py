@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 
 from voxeval import __version__
-from voxeval.cli import _annotate, _dataset, _generate, _judge, _report, _run, _score, _synth
+from voxeval.cli import _analyze, _annotate, _dataset, _generate, _judge, _report, _run, _score, _synth
 from voxeval.errors import VoxevalError
 
-_COMMAND_MODULES = (_score, _dataset, _run, _annotate, _generate, _synth, _report, _judge)
+_COMMAND_MODULES = (_score, _dataset, _run, _annotate, _generate, _synth, _report, _judge, _analyze)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,5 +1,6 @@
 """Style judges: the spec's audio-LLM judge and the offline acoustic judge."""
 
+from voxeval.judge._acoustic import AcousticJudge as AcousticJudge  # importing registers ``acoustic``
 from voxeval.judge._judging import INSTRUCTION_TYPES, combine_repeats, instruction_type, prompt_for
 from voxeval.judge._lalm import LalmJudge, audio_mime  # importing registers the ``lalm`` judge
 from voxeval.judge._parse import JudgeParseError, ParsedJudgement, parse_attributes, parse_judgement
@@ -37,6 +38,7 @@ __all__ = [
     "ORDINAL",
     "SEED_VALUES_ZH",
     "TAXONOMY",
+    "AcousticJudge",
     "Attribute",
     "Counts",
     "GroupScore",

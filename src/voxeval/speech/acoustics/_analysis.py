@@ -1,0 +1,91 @@
+"""One reply analysed: transcript with language ID (offline ASR), speech units and acoustic measurements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from voxeval.errors import Location
+from voxeval.speech.acoustics._attributes import compression_ratio
+from voxeval.speech.acoustics._measure import Measurements, measure
+from voxeval.speech.acoustics._text import Units, count_units
+from voxeval.speech.acoustics._thresholds import THRESHOLDS, Thresholds
+from voxeval.speech.asr import ASREngine
+from voxeval.speech.audio import decode_audio
+
+
+@dataclass(frozen=True)
+class Heard:
+    """What the ASR heard."""
+
+    text: str
+    """The transcript used for content and rate (decoded in the expected language when that is known)."""
+    detected_language: str | None
+    """Language identified by the ASR without forcing."""
+    language_probability: float | None
+    """The ASR's confidence in ``detected_language``."""
+    forced: bool
+    """The transcript was decoded with the expected language forced (language ID disagreed)."""
+    compression: float
+    """zlib compression ratio of ``text`` (ASR loops are repetitive)."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything measured about one reply."""
+
+    measurements: Measurements
+    """Acoustic measurements."""
+    heard: Heard | None
+    """The transcript, or None when no ASR was run."""
+    units: Units | None
+    """Speech units counted in the transcript; None without a usable one (rate then uses syllable nuclei)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain values for attributes and reports."""
+        heard = self.heard
+        return {
+            "measurements": self.measurements.to_json(),
+            "transcript": None if heard is None else heard.text,
+            "detected_language": None if heard is None else heard.detected_language,
+            "language_probability": None
+            if heard is None or heard.language_probability is None
+            else round(heard.language_probability, 3),
+            "asr_forced_language": None if heard is None else heard.forced,
+            "units": None if self.units is None else {"count": self.units.count, "unit": self.units.unit},
+        }
+
+
+def listen(asr: ASREngine, wav: bytes, language: str | None) -> Heard:
+    """Transcribe with language ID; when it disagrees with ``language``, decode again with the language forced.
+
+    Whisper decodes with the language it detects, so when detection agrees the first pass equals a forced one;
+    forcing only on disagreement keeps the language ID at no extra cost for the usual case.
+    """
+    first = asr.transcribe(wav, None)
+    detected, probability = first.language, first.language_probability
+    if language is None or detected == language:
+        return Heard(first.text, detected, probability, False, compression_ratio(first.text))
+    forced = asr.transcribe(wav, language)
+    return Heard(forced.text, detected, probability, True, compression_ratio(forced.text))
+
+
+def usable_units(heard: Heard | None, language: str, table: Thresholds = THRESHOLDS) -> Units | None:
+    """Units of the transcript, or None when there is none or it is an ASR loop."""
+    if heard is None or not heard.text.strip() or heard.compression > table.asr_max_compression:
+        return None
+    units = count_units(heard.text, language)
+    return units if units.count > 0 else None
+
+
+def analyse(wav: bytes, language: str | None, asr: ASREngine | None, *, where: Location | None = None) -> Analysis:
+    """Measure a reply (WAV or any audio file's bytes) and, with ``asr``, transcribe it.
+
+    Raises :class:`voxeval.speech.audio.SilentAudioError` for a silent reply and
+    :class:`voxeval.errors.InputError` for an unreadable file.
+    """
+    audio = decode_audio(wav, where or Location("<reply audio>")).audio
+    measurements = measure(audio)
+    heard = None if asr is None else listen(asr, wav, language)
+    lang = language or (heard.detected_language if heard else None) or "en"
+    return Analysis(measurements, heard, usable_units(heard, lang))

@@ -1,0 +1,176 @@
+"""The acoustic judge: registry, rubric wiring, batches, failures, and one real end-to-end judgement."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import numpy as np
+import pytest
+
+from voxeval.errors import ConfigError
+from voxeval.judge import StyleItem, judge_from_spec
+from voxeval.judge._acoustic import AcousticJudge
+from voxeval.speech.asr import Transcript
+from voxeval.speech.audio import apply_gain, encode_wav, quantize_int16, to_input_format
+from voxeval.speech.tts import VoiceStyle, engine_from_spec
+
+TEXT = "今日は天気が良いので、公園を散歩しましょう。"
+
+
+class FakeASR:
+    """Always hears the same text; language ID as given."""
+
+    name = "fake"
+
+    def __init__(self, text: str = TEXT, language: str = "ja", probability: float = 0.99) -> None:
+        self.text, self.language, self.probability = text, language, probability
+        self.calls: list[str | None] = []
+
+    def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
+        self.calls.append(language)
+        return Transcript(self.text, language or self.language, None if language else self.probability, 3.0)
+
+    def describe(self) -> dict[str, Any]:
+        return {"asr": self.name}
+
+
+@pytest.fixture(scope="module")
+def clip() -> bytes:
+    return to_input_format(engine_from_spec("pyopenjtalk").synthesize(TEXT, VoiceStyle()))
+
+
+def _item(**kw: Any) -> StyleItem:
+    base: dict[str, Any] = {
+        "id": "r1",
+        "ability": "acoustic_attributes/gender",
+        "instruction": "用女声说",
+        "language": "ja",
+        "content": TEXT,
+        "content_check": "exact",
+        "requirements": {"gender": "female"},
+        "model_name": "sys",
+    }
+    return StyleItem(**(base | kw))
+
+
+def _judge(item: StyleItem, audio: bytes, asr: Any = None) -> Any:
+    return asyncio.run(AcousticJudge(asr or FakeASR()).judge(item, audio))
+
+
+def test_registered_as_acoustic() -> None:
+    judge = judge_from_spec("acoustic", asr=FakeASR())
+    assert isinstance(judge, AcousticJudge) and judge.concurrency == 1 and judge.pitch_reference == "absolute"
+    assert judge_from_spec("acoustic:gender", asr=FakeASR()).pitch_reference == "gender"  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError):
+        judge_from_spec("acoustic:semitones")
+    with pytest.raises(ConfigError, match="unknown option"):
+        judge_from_spec("acoustic", temperature=0)
+
+
+def test_met_requirement_reaches_the_naturalness_step(clip: bytes) -> None:
+    j = _judge(_item(), clip)
+    assert j.status == "ok" and j.score in (4, 5), j.reason
+    assert j.attributes["requirements"]["gender"] == {"required": "female", "measured": "female", "verdict": "met"}
+    assert j.attributes["content"]["verdict"] == "compliant"
+    assert "step 6" in j.reason and j.judge == "acoustic"
+
+
+def test_wrong_language_scores_1(clip: bytes) -> None:
+    asr = FakeASR("The weather is nice today.", language="en", probability=0.97)
+    j = _judge(_item(), clip, asr)
+    assert (j.score, j.attributes["step"]) == (1, "language")
+    assert asr.calls == [None, "ja"]  # language ID first, then decoded in the expected language
+
+
+def test_content_not_spoken_scores_1(clip: bytes) -> None:
+    j = _judge(_item(), clip, FakeASR("明日は雨が降ります。"))
+    assert j.score == 1 and "step 4" in j.reason
+
+
+def test_open_task_is_not_checked_and_says_so(clip: bytes) -> None:
+    j = _judge(_item(content_check="open", content=""), clip)
+    assert j.attributes["content"]["verdict"] == "not_checked"
+    assert "content not checked" in j.reason
+
+
+@pytest.mark.parametrize(
+    ("requirements", "verdict"),
+    [({"emotion": "happy"}, "not_measured"), ({"age": "elderly"}, "not_measured"), ({"age": "child"}, "not_met")],
+)
+def test_unmeasurable_requirements(clip: bytes, requirements: dict[str, str], verdict: str) -> None:
+    j = _judge(_item(requirements=requirements), clip)
+    attribute = next(iter(requirements))
+    assert j.attributes["requirements"][attribute]["verdict"] == verdict
+    if verdict == "not_measured":
+        assert (j.score, j.status) == (None, "not_measured")
+        assert attribute in j.reason
+
+
+def test_opposite_gender_scores_2(clip: bytes) -> None:
+    j = _judge(_item(requirements={"gender": "male"}), clip)
+    assert j.score == 2 and j.attributes["measured"]["gender"]["level"] == "female"
+
+
+def test_silent_reply_does_not_address_the_instruction() -> None:
+    silent = encode_wav(np.zeros(24_000, dtype="<i2"), 24_000)
+    j = _judge(_item(), silent)
+    assert (j.score, j.status) == (1, "ok") and "silent" in j.reason
+
+
+def test_unreadable_audio_is_a_failed_judgement() -> None:
+    j = _judge(_item(), b"not audio at all")
+    assert (j.score, j.status) == (None, "failed") and "not analysable" in j.reason
+
+
+def test_batch_judges_volume_relative_to_the_models_median(clip: bytes) -> None:
+    audio = engine_from_spec("pyopenjtalk").synthesize(TEXT, VoiceStyle())
+    replies = [(_item(id=f"n{i}", requirements={"volume": "normal"}), clip) for i in range(5)]
+    soft = to_input_format(apply_gain(audio, -15.0))
+    replies.append((_item(id="soft", requirements={"volume": "quiet"}), soft))
+    judgements = asyncio.run(AcousticJudge(FakeASR()).judge_batch(replies))
+    by_id = {j.id: j for j in judgements}
+    assert "median" in by_id["soft"].attributes["volume_reference"]
+    assert by_id["soft"].attributes["measured"]["volume"]["level"] in ("quiet", "very_quiet")
+    assert all(by_id[f"n{i}"].attributes["measured"]["volume"]["level"] == "normal" for i in range(5))
+    alone = _judge(_item(requirements={"volume": "quiet"}), soft)
+    assert "absolute" in alone.attributes["volume_reference"]
+
+
+def test_batch_pitch_relative_to_the_models_own_voice(clip: bytes) -> None:
+    higher = to_input_format(engine_from_spec("pyopenjtalk").synthesize(TEXT, VoiceStyle(pitch_semitones=8.0)))
+    replies = [(_item(id=f"n{i}", requirements={"pitch": "normal"}), clip) for i in range(5)]
+    replies.append((_item(id="high", requirements={"pitch": "very_high"}), higher))
+    judge = AcousticJudge(FakeASR(), pitch_reference="model")
+    by_id = {j.id: j for j in asyncio.run(judge.judge_batch(replies))}
+    assert by_id["high"].attributes["measured"]["pitch"]["level"] == "very_high"
+    assert by_id["n0"].attributes["measured"]["pitch"]["level"] == "normal"
+    assert "model median" in by_id["high"].attributes["measured"]["pitch"]["basis"]
+
+
+def test_describe_records_thresholds_and_asr() -> None:
+    info = AcousticJudge(FakeASR()).describe()
+    assert info["judge"] == "acoustic" and info["asr"] == {"asr": "fake"}
+    assert info["thresholds"]["gender_f0_cut_hz"] == 165.0
+
+
+def test_end_to_end_with_offline_asr() -> None:
+    """A clip synthesised fast and high: real Whisper, real measurements, one judgement."""
+    audio = engine_from_spec("pyopenjtalk").synthesize(TEXT, VoiceStyle(rate=1.6))
+    wav = encode_wav(quantize_int16(audio.samples), audio.sample_rate)
+    item = _item(requirements={"speed": "very_fast", "gender": "female"})
+    j = asyncio.run(judge_from_spec("acoustic").judge(item, wav))
+    assert j.status == "ok", j.reason
+    assert j.attributes["detected_language"] == "ja"
+    assert j.attributes["content"]["verdict"] == "compliant", j.attributes["transcript"]
+    assert j.attributes["measured"]["speed"]["level"] in ("fast", "very_fast")
+    assert j.score is not None and j.score >= 3
+
+
+def test_asr_failure_is_a_failed_judgement(clip: bytes) -> None:
+    class BrokenASR(FakeASR):
+        def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
+            raise RuntimeError("decoder crashed")
+
+    j = _judge(_item(), clip, BrokenASR())
+    assert (j.score, j.status) == (None, "failed") and "decoder crashed" in j.reason
