@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from voxeval.judge import Judgement, StyleItem, judges
 from voxeval.systems import Reply, Turn
@@ -52,3 +52,18 @@ class ToneJudge:
 
 if "tone" not in judges.names():
     judges.register("tone")(lambda arg, **options: ToneJudge())
+
+
+class BatchToneJudge(ToneJudge):
+    """ToneJudge with a batch entry point that remembers how many replies each batch held."""
+
+    name = "batchtone"
+    batches: ClassVar[list[int]] = []
+
+    async def judge_batch(self, replies: list[tuple[StyleItem, bytes]]) -> list[Judgement]:
+        BatchToneJudge.batches.append(len(replies))
+        return [await self.judge(item, audio) for item, audio in replies]
+
+
+if "batchtone" not in judges.names():
+    judges.register("batchtone")(lambda arg, **options: BatchToneJudge())

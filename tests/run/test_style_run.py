@@ -50,3 +50,33 @@ def test_style_run_separates_systems_and_resumes(tmp_path) -> None:
     assert (out / "judgements.jsonl").read_bytes() == before
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "voxeval style report" in html and "Paired comparisons" in html and "no reply audio" in html
+
+
+def test_batch_judges_see_all_of_a_systems_replies(tmp_path) -> None:
+    from tests.run.style_doubles import BatchToneJudge
+
+    out = tmp_path / "batch"
+    base = [
+        "run",
+        "--benchmark",
+        "style",
+        "--dataset",
+        "acoustic-ja",
+        "--abilities",
+        "pitch",
+        "--judge",
+        "batchtone",
+        "--out",
+        str(out),
+        "--quiet",
+        "--tts",
+        "pyopenjtalk",
+        "--system",
+        "python:tests.run.style_doubles:high_voice",
+    ]
+    BatchToneJudge.batches.clear()
+    assert main([*base, "--limit", "3"]) == 0
+    assert main([*base, "--limit", "5"]) == 0  # resume with more items: the batch holds all 5 replies
+    assert BatchToneJudge.batches == [3, 5]
+    rows = [json.loads(x) for x in (out / "judgements.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == len({r["key"] for r in rows}) == 5

@@ -38,6 +38,13 @@ def load_items(settings: RunSettings, limit: int | None) -> list[tuple[str, Any,
     return picked
 
 
+def _no_audio(item: Any, system: str, reply: dict[str, Any], judge: Any) -> Any:
+    from voxeval.judge import Judgement
+
+    why = f"reply failed: {reply.get('error')}" if reply.get("status") == "failed" else "no reply audio"
+    return Judgement(item.id, item.ability, None, "failed", judge.name, system, reason=why)
+
+
 async def judge_replies(
     run_dir: Path,
     items: list[tuple[str, Any, Path]],
@@ -48,34 +55,59 @@ async def judge_replies(
     retry_failed: bool,
     progress: bool,
 ) -> dict[str, dict[str, Any]]:
-    """Judge every reply that has none yet; replies without audio are recorded as failed judgements."""
+    """Judge every reply that has none yet; replies without audio are recorded as failed judgements.
+
+    A judge with ``judge_batch`` (the acoustic judge) gets all of a system's spoken replies at once, so that
+    relative measures (volume against the system's other replies) use the whole set; only the judgements not
+    yet recorded are appended.
+    """
     from dataclasses import replace
 
-    from voxeval.judge import Judgement
-
     with AppendLog(run_dir / "judgements.jsonl", key="key") as log:
-        todo = []
+        pending: dict[str, list[tuple[str, str, Any, dict[str, Any]]]] = defaultdict(list)
+        spoken: dict[str, list[tuple[str, Any, dict[str, Any]]]] = defaultdict(list)
         for set_name, item, _ in items:
             for system in system_names:
                 key = reply_key(set_name, system, item.id)
                 reply, previous = replies.get(key), log.rows.get(key)
-                if reply is None or not (previous is None or (retry_failed and previous.get("status") == "failed")):
+                if reply is None:
                     continue
-                todo.append((key, set_name, system, replace(item, model_name=system), reply))
-        limit = asyncio.Semaphore(max(1, getattr(judge, "concurrency", 1)))
-        with StageProgress(f"judgements {judge.name}", len(todo), enabled=progress) as bar:
+                styled = replace(item, model_name=system)
+                if reply.get("status") != "failed" and reply.get("audio"):
+                    spoken[system].append((key, styled, reply))
+                if previous is None or (retry_failed and previous.get("status") == "failed"):
+                    pending[system].append((key, set_name, styled, reply))
+        total = sum(len(v) for v in pending.values())
+        with StageProgress(f"judgements {judge.name}", total, enabled=progress) as bar:
 
-            async def one(key: str, set_name: str, system: str, item: Any, reply: dict[str, Any]) -> None:
-                if reply.get("status") == "failed" or not reply.get("audio"):
-                    why = f"reply failed: {reply.get('error')}" if reply.get("status") == "failed" else "no reply audio"
-                    verdict = Judgement(item.id, item.ability, None, "failed", judge.name, system, reason=why)
-                else:
-                    async with limit:
-                        verdict = await judge.judge(item, (run_dir / reply["audio"]).read_bytes())
+            def record(key: str, set_name: str, system: str, verdict: Any) -> None:
                 log.append({"key": key, "dataset": set_name, "system": system, **verdict.to_json()})
                 bar.advance(failed=verdict.status == "failed")
 
-            await asyncio.gather(*(one(*t) for t in todo))
+            for system, todo in pending.items():
+                spoken_keys = {key for key, _, _ in spoken[system]}
+                for key, set_name, item, reply in todo:
+                    if key not in spoken_keys:
+                        record(key, set_name, system, _no_audio(item, system, reply, judge))
+                todo_spoken = [t for t in todo if t[0] in spoken_keys]
+                if not todo_spoken:
+                    continue
+                if hasattr(judge, "judge_batch"):
+                    batch = [(item, (run_dir / reply["audio"]).read_bytes()) for _, item, reply in spoken[system]]
+                    verdicts = dict(zip([k for k, _, _ in spoken[system]], await judge.judge_batch(batch), strict=True))
+                    for key, set_name, _, _ in todo_spoken:
+                        record(key, set_name, system, verdicts[key])
+                    continue
+                limit = asyncio.Semaphore(max(1, getattr(judge, "concurrency", 1)))
+
+                async def one(
+                    key: str, set_name: str, item: Any, reply: dict[str, Any], system: str = system, limit: Any = limit
+                ) -> None:
+                    async with limit:
+                        verdict = await judge.judge(item, (run_dir / reply["audio"]).read_bytes())
+                    record(key, set_name, system, verdict)
+
+                await asyncio.gather(*(one(*t) for t in todo_spoken))
         return dict(log.rows)
 
 
