@@ -64,7 +64,7 @@ test: apt-test $(VENV)/.stamp-test lint typecheck
 demo: apt-test $(VENV)/.stamp-demo
 	@echo "== 1/2 style: plain vs style-aware cascade on the Japanese acoustic-attribute set, acoustic judge"
 	$(BIN)/voxeval run --benchmark style --dataset acoustic-ja --abilities gender,pitch,speed,volume,composite_properties \
-	  --limit $(DEMO_STYLE_LIMIT) --system style-plain --system style-aware --judge acoustic --out $(DEMO_OUT)/style
+	  --limit $(DEMO_STYLE_LIMIT) --system style-plain --system style-aware --judge acoustic:model --out $(DEMO_OUT)/style
 	@echo "== 2/2 dialogue acts: offline cascade (Whisper base -> Qwen2.5 1.5B -> pyopenjtalk) on ja-assistant/test"
 	$(BIN)/voxeval run --benchmark da --dataset ja-assistant --split test $(DEMO_LIMIT_ARG) \
 	  --system cascade --annotator offline --out $(DEMO_OUT)/da

@@ -16,12 +16,15 @@ from voxeval.errors import ConfigError
 from voxeval.prompts import fill, load_prompt
 from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
 
-RATE = {"very_slow": 0.6, "slow": 0.8, "normal": 1.0, "fast": 1.3, "very_fast": 1.6}
+# Calibrated on pyopenjtalk against the acoustic judge's bands (docs/style.md): its default voice reads 1.08 × the
+# Japanese mora-rate norm, peaks at full scale (so every reply is first lowered by 4 dB to leave headroom), and
+# pitch is judged relative to the same system's other replies (``acoustic:model``).
+RATE = {"very_slow": 0.5, "slow": 0.7, "normal": 0.95, "fast": 1.15, "very_fast": 1.6}
 """Speaking-rate level → TTS rate factor."""
-PITCH = {"very_low": -6.0, "low": -3.0, "normal": 0.0, "high": 3.0, "very_high": 6.0}
+PITCH = {"very_low": -7.0, "low": -3.0, "normal": 0.0, "high": 3.0, "very_high": 7.0}
 """Pitch level → semitones."""
-GAIN = {"very_quiet": -18.0, "quiet": -9.0, "normal": 0.0, "loud": 4.0, "very_loud": 8.0}
-"""Volume level → gain in dB (loud levels are limited by clipping headroom)."""
+GAIN = {"very_quiet": -24.0, "quiet": -14.0, "normal": -4.0, "loud": 1.0, "very_loud": 6.0}
+"""Volume level → gain in dB (normal is −4 dB: the engine's own level leaves no headroom for loud)."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class Voices:
 
 
 VOICES = {
-    "ja": Voices("pyopenjtalk", None, None, -7.0),
+    "ja": Voices("pyopenjtalk", None, None, -16.0),
     "en": Voices("espeak-ng:en-us", "en-us+f3", "en-us+m3"),
     "zh": Voices("espeak-ng:cmn-latn-pinyin", "cmn-latn-pinyin+f3", "cmn-latn-pinyin+m3"),
 }
@@ -71,12 +74,11 @@ def voice_style(requirements: dict[str, str], language: str) -> Any:
         pitch += 4.0
     elif requirements.get("age") == "elderly":
         pitch -= 1.0
-    rate = RATE.get(requirements.get("speed", "normal"), 1.0)
+    rate = RATE.get(requirements.get("speed", "normal"), RATE["normal"])
     if requirements.get("age") == "elderly" and "speed" not in requirements:
-        rate = 0.85
-    return VoiceStyle(
-        voice=voice, rate=rate, pitch_semitones=pitch, gain_db=GAIN.get(requirements.get("volume", ""), 0.0)
-    )
+        rate = RATE["slow"]
+    gain = GAIN.get(requirements.get("volume", "normal"), GAIN["normal"])
+    return VoiceStyle(voice=voice, rate=rate, pitch_semitones=pitch, gain_db=gain)
 
 
 class StyleCascade:

@@ -1,0 +1,49 @@
+"""The style cascades' pure parts: content extraction from a transcript and requirement → TTS control mapping."""
+
+from __future__ import annotations
+
+import pytest
+
+from voxeval.errors import ConfigError
+from voxeval.systems._style_cascade import GAIN, PITCH, RATE, _options, quoted_content, voice_style
+
+
+@pytest.mark.parametrize(
+    ("transcript", "content"),
+    [
+        ("とても低い声で『明日は雨です。』と言ってください", "明日は雨です。"),
+        ("请用非常快的语速说：“今天天气很好”", "今天天气很好"),
+        ('Please say "The meeting starts at nine" slowly.', "The meeting starts at nine"),
+        ("小さな声で赤ちゃんが寝たところですと言って", None),
+    ],
+)
+def test_quoted_content(transcript, content) -> None:
+    assert quoted_content(transcript) == content
+
+
+def test_levels_are_monotonic() -> None:
+    for table in (RATE, PITCH, GAIN):
+        values = list(table.values())
+        assert values == sorted(values)
+
+
+def test_voice_style_maps_each_requirement() -> None:
+    style = voice_style({"speed": "very_slow", "pitch": "high", "volume": "quiet"}, "ja")
+    assert (style.rate, style.pitch_semitones, style.gain_db) == (RATE["very_slow"], PITCH["high"], GAIN["quiet"])
+    plain = voice_style({}, "ja")
+    assert (plain.rate, plain.pitch_semitones, plain.gain_db, plain.voice) == (
+        RATE["normal"],
+        0.0,
+        GAIN["normal"],
+        None,
+    )
+    # pyopenjtalk has one (female) voice: a male voice is a pitch shift; espeak-ng has male variants.
+    assert voice_style({"gender": "male"}, "ja").pitch_semitones < -10
+    assert voice_style({"gender": "male"}, "en").voice == "en-us+m3"
+
+
+def test_options() -> None:
+    assert _options("") == "llamacpp:qwen2.5-1.5b"
+    assert _options("llm=openai:gpt-4o-mini") == "openai:gpt-4o-mini"
+    with pytest.raises(ConfigError):
+        _options("tts=espeak")
