@@ -47,3 +47,23 @@ def test_options() -> None:
     assert _options("llm=openai:gpt-4o-mini") == "openai:gpt-4o-mini"
     with pytest.raises(ConfigError):
         _options("tts=espeak")
+
+
+@pytest.mark.parametrize(
+    ("transcript", "language", "content"),
+    [
+        ("とても低い声で、明日は午後から雨が降るそうです。といってください。", "ja", "明日は午後から雨が降るそうです"),
+        ("男の人の声で、かさを持っていった方がいいですよって言って", "ja", "かさを持っていった方がいいですよ"),
+        # No marker separates the style words from the content here: the rule keeps them (the judge will object).
+        ("すごくゆっくりお米は研いでおいてねって言って", "ja", "すごくゆっくりお米は研いでおいてね"),
+        ("できるだけ低い声で会議は10時から始まりますと言ってください", "ja", "会議は10時から始まります"),
+        ("今日はいい天気ですね", "ja", None),
+        ("请用非常快的语速说：今天天气很好", "zh", "今天天气很好"),
+        ("你能用小男孩的声音说我们去公园玩吧吗", "zh", "我们去公园玩吧"),
+        ("Please say hello slowly", "en", None),
+    ],
+)
+def test_rule_content(transcript, language, content) -> None:
+    from voxeval.systems._style_cascade import rule_content
+
+    assert rule_content(transcript, language) == content

@@ -57,6 +57,47 @@ def quoted_content(transcript: str) -> str | None:
     return max(spans, key=len).strip() if spans else None
 
 
+# Greedy prefix: the *last* quoting verb of the instruction ends the content.
+_JA_VERB = re.compile(
+    r"^(.*)(?:と|って|っと)\s*(?:言|いっ|いい|いう|読|よん|よみ|伝え|つたえ|繰り返|くりかえ|叫|さけ|ささや|囁|話し|はなし|"
+    r"しゃべ|喋|お願い|頼)[^、。]*$",
+    re.DOTALL,
+)
+_JA_STYLE = re.compile(
+    r"声|ゆっくり|早口|速|はや|大き|小さ|低|高|トーン|調子|気持ち|感じ|口調|ように|みたい|風に|音量|ボリューム|テンポ"
+)
+_JA_STYLE_LEAD = re.compile(r"^.{0,24}?(?:声|口調|トーン|感じ|調子|テンポ|音量|ボリューム|早口|スピード|速さ)で、?")
+_ZH_VERB = re.compile(r"(?:说|读|念|讲|复述|喊|告诉我)(?:一下|一遍|出来)?(?:这句话)?[:：,，]?\s*")
+
+
+def rule_content(transcript: str, language: str) -> str | None:
+    """The content to speak, cut out of a Japanese or Chinese instruction by its quoting verb; None if unsure.
+
+    ja: 「とても低い声で、明日は雨です、と言ってください」 → 「明日は雨です」 (drops the trailing と言って… and a
+    leading clause that talks about the voice); zh: 「请用很快的语速说：今天天气很好」 → 「今天天气很好」.
+    """
+    text = transcript.strip().rstrip("。.!！?？ ")
+    if language == "ja":
+        verb = _JA_VERB.match(text)
+        if not verb:
+            return None
+        content = verb.group(1).strip("、。 ")
+        head, sep, rest = content.partition("、")
+        lead = _JA_STYLE_LEAD.match(content)
+        if lead:
+            content = content[lead.end() :]
+        elif sep and _JA_STYLE.search(head):
+            content = rest
+        return content.strip("、。 ") or None
+    if language == "zh":
+        matches = list(_ZH_VERB.finditer(text))
+        if not matches:
+            return None
+        content = text[matches[-1].end() :].strip('“”"：:，, ')
+        return content.removesuffix("吗").strip() or None
+    return None
+
+
 def voice_style(requirements: dict[str, str], language: str) -> Any:
     """TTS controls for the requirements (pure apart from the record type)."""
     from voxeval.speech.tts import VoiceStyle
@@ -105,16 +146,16 @@ class StyleCascade:
             self._engines[language] = engine_from_spec(VOICES[language].engine)
         return self._engines[language]
 
-    async def _content(self, transcript: str) -> str:
+    async def _content(self, transcript: str, language: str) -> str:
         from voxeval.llm import ChatMessage, ChatRequest
 
-        quoted = quoted_content(transcript)
+        quoted = quoted_content(transcript) or rule_content(transcript, language)
         if quoted:
             return quoted
         request = ChatRequest(
             messages=(ChatMessage("user", text=fill(self._prompt.text, transcript=transcript)),),
             temperature=0.0,
-            max_tokens=120,
+            max_tokens=80,
         )
         return (await self._llm.complete(request)).text.strip().strip('「」『』"“”')
 
@@ -127,7 +168,7 @@ class StyleCascade:
         language = heard.language if heard.language in VOICES else "en"
         if not heard.text.strip():
             raise SystemFailure("ASR heard nothing in the instruction")
-        content = await self._content(heard.text)
+        content = await self._content(heard.text, language)
         if not content:
             raise SystemFailure("could not find anything to say in the instruction")
         requirements = parse_requirements(heard.text, language) if self.aware else {}
