@@ -17,7 +17,9 @@ def test_perfect_and_inverted_agreement(tmp_path) -> None:
     human = read_human_ratings(path)
     same = agreement({f"i{k}": float(k) for k in range(1, 6)}, human)
     assert same["items"] == 5 and same["judge_vs_human_mean"]["spearman"] == pytest.approx(1.0)
-    assert same["judge_vs_human_mean"]["kendall"] == pytest.approx(1.0) and same["human_human_spearman_mean"] == pytest.approx(1.0)
+    assert same["judge_vs_human_mean"]["kendall"] == pytest.approx(1.0) and same[
+        "human_human_spearman_mean"
+    ] == pytest.approx(1.0)
     inverted = agreement({f"i{k}": float(6 - k) for k in range(1, 6)}, human)
     assert inverted["judge_vs_human_mean"]["spearman"] == pytest.approx(-1.0)
 

@@ -139,3 +139,15 @@ def test_html_renders_in_headless_chromium_offline(tmp_path) -> None:
     image = Image.open(shot).convert("L")
     # Tables and plots put many distinct grey levels on the page; an empty or error page has a handful.
     assert len(set(image.getdata())) > 50
+
+
+def test_usage_and_cost() -> None:
+    from voxeval.report._build import usage_rows
+
+    replies = {
+        "k1": {"system": "openai:x", "meta": {"input_tokens": 1000, "output_tokens": 200}},
+        "k2": {"system": "openai:x", "meta": {"input_tokens": 3000, "output_tokens": 800}},
+        "k3": {"system": "replay:y", "meta": {}},
+    }
+    rows = usage_rows(replies, {"openai:x": {"input_per_million": 2.5, "output_per_million": 10.0}})
+    assert rows == [["openai:x", 2, 2, 4000, 1000, "$0.0200"], ["replay:y", 1, 0, 0, 0, "—"]]

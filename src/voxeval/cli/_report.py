@@ -19,6 +19,9 @@ def register(commands: Any) -> None:
     )
     r.add_argument("run_dir", type=Path)
     r.add_argument("--human", type=Path, help="style runs: human ratings JSONL (id or instruct_id, rater, mos)")
+    r.add_argument(
+        "--prices", type=Path, help='JSON {"SYSTEM": {"input_per_million": USD, "output_per_million": USD}} for cost'
+    )
     r.set_defaults(handler=_report)
     c = commands.add_parser("compare", help="what changed between two runs: per-sample wins/losses, significance")
     c.add_argument("run_a", type=Path)
@@ -32,7 +35,7 @@ def _report(args: argparse.Namespace) -> int:
 
     if not (args.run_dir / "config.json").is_file():
         raise InputError(Location(str(args.run_dir)), "not a run directory (no config.json)")
-    for kind, path in build_reports(args.run_dir, args.human).items():
+    for kind, path in build_reports(args.run_dir, args.human, args.prices).items():
         print(f"{kind}: {path}")
     return 0
 

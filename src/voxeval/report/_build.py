@@ -107,6 +107,24 @@ PAIRED_HEAD = [
 ]
 
 
+def _prices(path: Path | None) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    import json
+
+    from voxeval.errors import InputError, Location
+
+    try:
+        prices = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(Location(str(path)), f"cannot read prices: {exc}") from None
+    for system, entry in prices.items():
+        for key in ("input_per_million", "output_per_million"):
+            if not isinstance(entry, dict) or not isinstance(entry.get(key), (int, float)):
+                raise InputError(Location(str(path), field=f"{system}.{key}"), "must be a number (USD per 1M tokens)")
+    return dict(prices)
+
+
 def _mean_of(scores: Any) -> float | None:
     return None if scores is None or scores.wed is None else float(scores.wed.mean)
 
@@ -174,6 +192,33 @@ def _table2_section(data: RunData) -> str:
     return "".join(parts)
 
 
+def usage_rows(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | None = None) -> list[list[object]]:
+    """Calls and tokens per system from the recorded replies; cost when ``prices`` names the system.
+
+    ``prices`` maps a system name to ``{"input_per_million": USD, "output_per_million": USD}``.
+    """
+    totals: dict[str, list[int]] = {}
+    for row in replies.values():
+        meta = row.get("meta") or {}
+        t = totals.setdefault(row["system"], [0, 0, 0, 0])
+        t[0] += 1
+        if isinstance(meta.get("input_tokens"), int) or isinstance(meta.get("output_tokens"), int):
+            t[1] += 1
+            t[2] += int(meta.get("input_tokens") or 0)
+            t[3] += int(meta.get("output_tokens") or 0)
+    rows: list[list[object]] = []
+    for system, (calls, reported, tokens_in, tokens_out) in sorted(totals.items()):
+        price = (prices or {}).get(system)
+        cost = "—"
+        if price and reported:
+            cost = f"${(tokens_in * price['input_per_million'] + tokens_out * price['output_per_million']) / 1e6:.4f}"
+        rows.append([system, calls, reported, tokens_in, tokens_out, cost])
+    return rows
+
+
+USAGE_HEAD = ["system", "replies", "with usage reported", "input tokens", "output tokens", "cost"]
+
+
 def _failures_section(sets: list[Any]) -> str:
     rows = [[s.dataset, s.system, k, v] for s in sets for k, v in s.summary.excluded.items()]
     if not rows:
@@ -183,7 +228,7 @@ def _failures_section(sets: list[Any]) -> str:
     )
 
 
-def build_reports(run_dir: Path, human: Path | None = None) -> dict[str, Path]:
+def build_reports(run_dir: Path, human: Path | None = None, prices: Path | None = None) -> dict[str, Path]:
     """Write ``report.md``, ``report.html`` and ``tables.csv`` for a run; returns their paths.
 
     Style runs (and ``voxeval judge`` output folders) get the style report; ``human`` adds judge–human agreement.
