@@ -12,7 +12,8 @@ from voxeval.errors import ConfigError
 
 SYSTEM_HELP = (
     "system under test (repeatable): replay:PATH.jsonl | openai:MODEL | gemini:MODEL | "
-    "openai-compat:MODEL@BASE_URL | cascade[:asr=…,llm=…,tts=…|none] | python:MODULE:CALLABLE; "
+    "openai-compat:MODEL@BASE_URL | cascade[:asr=…,llm=…,tts=…|none] | python:MODULE:CALLABLE | "
+    "style-plain / style-aware (offline style baselines); "
     "provider options after '?', e.g. openai:gpt-4o-audio-preview?concurrency=8&rps=2 (see docs/systems.md)"
 )
 
@@ -36,7 +37,11 @@ def register(commands: Any) -> None:
     )
     p.add_argument("--system", action="append", required=True, help=SYSTEM_HELP)
     p.add_argument("--annotator", default="offline", help="da: offline | llm:MODEL_SPEC | gold[:DATASET]")
-    p.add_argument("--judge", default="acoustic", help="style: acoustic (offline) | lalm:MODEL_SPEC (audio LLM)")
+    p.add_argument(
+        "--judge",
+        default="acoustic",
+        help="style: acoustic[:model|gender] (offline; pitch reference) | lalm:MODEL_SPEC (audio LLM)",
+    )
     p.add_argument("--abilities", help="style: only these abilities, comma-separated (e.g. pitch,speed,volume)")
     p.add_argument("--repeats", type=int, default=1, help="style: judgements per response (judge variance)")
     p.add_argument(
