@@ -61,7 +61,7 @@ typecheck: $(VENV)/.stamp-test
 test: apt-test $(VENV)/.stamp-test lint typecheck
 	$(BIN)/pytest
 
-demo: apt-test $(VENV)/.stamp-demo
+demo: $(VENV)/.stamp-demo
 	@echo "== 1/2 style: plain vs style-aware cascade on the Japanese acoustic-attribute set, acoustic judge"
 	$(BIN)/voxeval run --benchmark style --dataset acoustic-ja --abilities gender,pitch,speed,volume,composite_properties \
 	  --limit $(DEMO_STYLE_LIMIT) --system style-plain --system style-aware --judge acoustic:model --out $(DEMO_OUT)/style
