@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from voxeval.acts import parse_acts
 from voxeval.data import Dataset, Prediction, resolve_dataset
@@ -85,6 +86,25 @@ def score_run(run_dir: Path, datasets: list[Dataset], system_names: list[str]) -
     ]
     write_score_outputs(run_dir, sets)
     return sets
+
+
+T = TypeVar("T")
+
+
+def build_components(use_cache: bool, build: Callable[[], T]) -> T:
+    """Build systems and annotators/judges; with ``use_cache=False`` their models answer without the request cache.
+
+    The process-wide cache setting is restored afterwards, so a library caller's next run is unaffected.
+    """
+    from voxeval.llm import request_cache, set_request_cache
+
+    previous = request_cache()
+    if not use_cache:
+        set_request_cache(None)
+    try:
+        return build()
+    finally:
+        set_request_cache(previous)
 
 
 def run_da(settings: RunSettings, options: RunOptions, argv: list[str] | None = None) -> list[ScoredSet]:

@@ -138,18 +138,17 @@ def style_summary(run_dir: Path, judgements: dict[str, dict[str, Any]]) -> dict[
 def run_style(settings: RunSettings, options: Any, argv: list[str] | None = None) -> dict[str, Any]:
     """Run (or resume) the style benchmark in ``options.out``."""
     from voxeval.judge import judge_from_spec
-    from voxeval.llm import request_cache, set_request_cache
+    from voxeval.run._pipeline import build_components
     from voxeval.systems import system_from_spec
 
     items = load_items(settings, options.limit)
-    previous_cache = request_cache()
-    if not options.use_cache:
-        set_request_cache(None)
-    try:
-        systems = [system_from_spec(spec) for spec in settings.systems]
-        judge = judge_from_spec(settings.annotator, **settings.extra.get("judge_options", {}))
-    finally:
-        set_request_cache(previous_cache)
+    systems, judge = build_components(
+        options.use_cache,
+        lambda: (
+            [system_from_spec(spec) for spec in settings.systems],
+            judge_from_spec(settings.annotator, **settings.extra.get("judge_options", {})),
+        ),
+    )
     options.out.mkdir(parents=True, exist_ok=True)
     write_config(
         options.out,

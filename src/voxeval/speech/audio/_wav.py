@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import struct
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -81,15 +79,6 @@ def wav_duration_s(data: bytes) -> float:
 
 def write_wav_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same folder and a rename."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from voxeval.data import atomic_write_bytes
+
+    atomic_write_bytes(path, data)
