@@ -44,3 +44,14 @@ def test_append_log_resumes_and_cuts_torn_line(tmp_path) -> None:
         log.append({"id": "a", "v": 9})
     log.close()
     assert [r["id"] for _, r in read_jsonl(path)] == ["a", "b", "c"]
+
+
+def test_read_log_skips_an_incomplete_last_line_without_touching_the_file(tmp_path) -> None:
+    from voxeval.data import read_log
+
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"id": "a", "status": "failed"}\n{"id": "a", "status": "ok"}\n{"id": "b", "v', encoding="utf-8")
+    before = path.read_bytes()
+    assert read_log(path) == {"a": {"id": "a", "status": "ok"}}  # still being written: "b" is not there yet
+    assert path.read_bytes() == before
+    assert read_log(tmp_path / "missing.jsonl") == {} and not (tmp_path / "missing.jsonl").exists()

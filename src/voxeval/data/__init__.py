@@ -9,6 +9,7 @@ from voxeval.data._jsonl import (
     atomic_write_text,
     dumps,
     read_jsonl,
+    read_log,
 )
 from voxeval.data._load import load_gold, load_predictions
 from voxeval.data._paths import resolve_inside
@@ -32,6 +33,7 @@ __all__ = [
     "parse_id",
     "parse_prediction",
     "read_jsonl",
+    "read_log",
     "resolve_dataset",
     "resolve_inside",
 ]

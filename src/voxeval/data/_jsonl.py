@@ -37,11 +37,12 @@ def _decode_line(raw: bytes, where: Location) -> dict[str, Any]:
     return row
 
 
-def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, row)`` for each non-blank line of a JSONL file.
 
     Repairs, both documented: a UTF-8 byte-order mark at the start is skipped, and blank lines are
     ignored. Everything else that is wrong raises :class:`InputError` naming the file and line.
+    ``complete_only`` stops before a last line with no newline (one still being written, or torn by a crash).
     """
     name = str(path)
     try:
@@ -55,6 +56,8 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             where = Location(name, number)
             if len(raw) > MAX_LINE_BYTES:
                 raise InputError(where, f"line longer than {MAX_LINE_BYTES} bytes; is this really a JSONL file?")
+            if complete_only and not raw.endswith(b"\n"):
+                return
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]
             if not raw.strip():
@@ -103,6 +106,24 @@ def finite_or_none(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else value
 
 
+def read_log(path: str | Path, key: str = "id") -> dict[str, dict[str, Any]]:
+    """The rows of an append-only result log by key, read without touching the file.
+
+    For readers (reports, dry runs) of a run that may still be going: an incomplete last line is skipped,
+    not cut off, and a missing file reads as empty. A later row supersedes an earlier ``failed`` one; any
+    other repeated key is an error.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    if not Path(path).exists():
+        return rows
+    for line, row in read_jsonl(path, complete_only=True):
+        name = str(row[key])
+        if name in rows and rows[name].get("status") != "failed":
+            raise InputError(Location(str(path), line, key), f"result {name!r} recorded twice")
+        rows[name] = row
+    return rows
+
+
 class AppendLog:
     """An append-only JSONL file of results keyed by a stable id; the basis of resumable runs.
 
@@ -129,12 +150,7 @@ class AppendLog:
             cut = data.rfind(b"\n") + 1
             with open(self.path, "r+b") as fix:
                 fix.truncate(cut)
-        for line, row in read_jsonl(self.path):
-            key = str(row[self.key])
-            if key in self.rows and self.rows[key].get("status") != "failed":
-                raise InputError(Location(str(self.path), line, self.key), f"result {key!r} recorded twice")
-            # A retried failure is recorded again; the later row supersedes the failed one.
-            self.rows[key] = row
+        self.rows = read_log(self.path, self.key)
 
     @property
     def done(self) -> set[str]:

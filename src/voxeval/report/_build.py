@@ -145,8 +145,9 @@ def _errors_section(sets: list[Any]) -> str:
     for s in sets:
         e = error_analysis(s)
         confusion: Counter[tuple[str, str]] = Counter()
+        gold = {g.id: g for g in s.gold}
         for x in s.scores:
-            g, p = {g.id: g for g in s.gold}[x.id].acts, s.predictions[x.id].acts if x.id in s.predictions else ()
+            g, p = gold[x.id].acts, s.predictions[x.id].acts if x.id in s.predictions else ()
             for op in x.edit.ops:
                 if op.gold_index is not None and op.pred_index is not None:
                     confusion[(g[op.gold_index].act, p[op.pred_index].act)] += 1

@@ -25,11 +25,9 @@ class RunData:
 
 
 def load_run(run_dir: Path) -> RunData:
-    """Read ``config.json`` and the stage logs of a dialogue-act run and score them."""
-    from voxeval.data import AppendLog
+    """Read ``config.json`` and the stage logs of a dialogue-act run and score them (the run is not modified)."""
     from voxeval.run._config import RunSettings
-    from voxeval.run._pipeline import load_datasets, predictions_for
-    from voxeval.run._scoring import score_predictions
+    from voxeval.run._pipeline import load_datasets, scored_sets
 
     path = run_dir / "config.json"
     if not path.is_file():
@@ -40,20 +38,6 @@ def load_run(run_dir: Path) -> RunData:
         raw[key] = tuple(raw[key])
     settings = RunSettings(**raw)
     datasets = load_datasets(settings, config.get("limit"))
-    replies = AppendLog(run_dir / "replies.jsonl", key="key")
-    annotations = AppendLog(run_dir / "annotations.jsonl", key="key")
-    replies.close()
-    annotations.close()
     names = list(config.get("components", {}).get("systems", {})) or list(settings.systems)
-    sets = [
-        score_predictions(
-            list(d.samples),
-            predictions_for(d, s, replies.rows, annotations.rows),
-            dataset=d.name,
-            system=s,
-            ignore_extra=True,
-        )
-        for d in datasets
-        for s in names
-    ]
-    return RunData(run_dir, config, sets, replies.rows)
+    sets, replies = scored_sets(run_dir, datasets, names)
+    return RunData(run_dir, config, sets, replies)

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from voxeval.data import AppendLog, atomic_write_text
+from voxeval.data import atomic_write_text, read_log
 from voxeval.report import _plots as plots
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._stats import bootstrap_ci, paired_test
@@ -21,10 +21,8 @@ def _ci(values: list[float]) -> str:
 
 def load_judgements(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
     """Judgement rows per system."""
-    log = AppendLog(run_dir / "judgements.jsonl", key="key")
-    log.close()
     by_system: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in log.rows.values():
+    for row in read_log(run_dir / "judgements.jsonl", "key").values():
         by_system[row["system"]].append(row)
     return dict(by_system)
 

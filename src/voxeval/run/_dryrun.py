@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voxeval.data import AppendLog
+from voxeval.data import read_log
 from voxeval.run._config import RunSettings
 from voxeval.run._inputs import sample_key
 from voxeval.run._pipeline import RunOptions, load_datasets
@@ -17,10 +17,7 @@ AUDIO_TOKENS_PER_SECOND = 10.0
 
 
 def _done(path: Any) -> set[str]:
-    if not path.exists():
-        return set()
-    with AppendLog(path, key="key") as log:
-        return {k for k, r in log.rows.items() if r.get("status") != "failed"}
+    return {k for k, r in read_log(path, "key").items() if r.get("status") != "failed"}
 
 
 def dry_run(settings: RunSettings, options: RunOptions) -> dict[str, Any]:

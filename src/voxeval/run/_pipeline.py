@@ -71,12 +71,14 @@ def predictions_for(
     return preds
 
 
-def score_run(run_dir: Path, datasets: list[Dataset], system_names: list[str]) -> list[ScoredSet]:
-    """Score whatever the run directory holds and (re)write scores, summary and report."""
-    from voxeval.data import AppendLog
+def scored_sets(
+    run_dir: Path, datasets: list[Dataset], system_names: list[str]
+) -> tuple[list[ScoredSet], dict[str, dict[str, Any]]]:
+    """Score whatever the run directory's logs hold (read-only); also returns the reply rows by key."""
+    from voxeval.data import read_log
 
-    with AppendLog(run_dir / "replies.jsonl", key="key") as r, AppendLog(run_dir / "annotations.jsonl", key="key") as a:
-        replies, annotations = r.rows, a.rows
+    replies = read_log(run_dir / "replies.jsonl", "key")
+    annotations = read_log(run_dir / "annotations.jsonl", "key")
     sets = [
         score_predictions(
             list(d.samples), predictions_for(d, s, replies, annotations), dataset=d.name, system=s, ignore_extra=True
@@ -84,6 +86,12 @@ def score_run(run_dir: Path, datasets: list[Dataset], system_names: list[str]) -
         for d in datasets
         for s in system_names
     ]
+    return sets, replies
+
+
+def score_run(run_dir: Path, datasets: list[Dataset], system_names: list[str]) -> list[ScoredSet]:
+    """Score whatever the run directory holds and (re)write scores, summary and report."""
+    sets, _ = scored_sets(run_dir, datasets, system_names)
     write_score_outputs(run_dir, sets)
     return sets
 
