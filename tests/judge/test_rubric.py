@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import itertools
 
-from voxeval.judge._rubric import RubricInput, apply_rubric, requirement_verdict
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from voxeval.judge._rubric import RubricInput, Verdict, apply_rubric, requirement_verdict
 
 CASES = [
     # (name, input, score, status, step, words in the reason)
@@ -18,6 +22,18 @@ CASES = [
      1, "ok", "content", ["step 4"]),
     ("unmeasurable requirement", RubricInput(True, "compliant", {"emotion": "not_measured", "pitch": "met"}, True),
      None, "not_measured", "coverage", ["emotion", "not measured"]),
+    ("unmeasurable, rest all met: 3, 4 or 5", RubricInput(True, "compliant", {"emotion": "not_measured",
+                                                                         "pitch": "met", "speed": "met"}, True),
+     None, "not_measured", "coverage", ["emotion"]),
+    ("unmeasurable, rest none met: 2 or 3", RubricInput(True, "compliant", {"age": "not_measured",
+                                                                       "pitch": "not_met"}, True),
+     None, "not_measured", "coverage", ["age"]),
+    ("unmeasurable, rest mixed: 3 whatever", RubricInput(True, "compliant", {"emotion": "not_measured",
+                                                                        "pitch": "met", "speed": "not_met"}, True),
+     3, "ok", "style", ["met: pitch", "not met: speed", "whatever emotion, not measured, would be"]),
+    ("unmeasurable, one level off: 3 whatever", RubricInput(True, "compliant", {"emotion": "not_measured",
+                                                                           "volume": "partly"}, True),
+     3, "ok", "style", ["one level off: volume", "whatever emotion"]),
     ("none met", RubricInput(True, "compliant", {"pitch": "not_met", "speed": "not_met"}, True),
      2, "ok", "style", ["none of 2"]),
     ("some met", RubricInput(True, "compliant", {"pitch": "met", "speed": "not_met"}, True),
@@ -68,3 +84,28 @@ def test_rubric(name: str, inp: RubricInput, score: int | None, status: str, ste
 )
 def test_requirement_verdict(attribute: str, required: str, measured: str | None, verdict: str) -> None:
     assert requirement_verdict(attribute, required, measured) == verdict
+
+
+VERDICTS: list[Verdict] = ["met", "partly", "not_met", "not_measured"]
+
+
+@given(
+    verdicts=st.dictionaries(st.sampled_from(["age", "emotion", "gender", "pitch", "speed", "volume"]),
+                             st.sampled_from(VERDICTS), max_size=6),
+    natural=st.sampled_from([True, False, None]),
+    content=st.sampled_from(["compliant", "not_checked"]),
+)  # fmt: skip
+def test_a_score_with_unmeasured_requirements_holds_for_every_value_they_could_have(
+    verdicts: dict[str, Verdict], natural: bool | None, content: str
+) -> None:
+    """Never a guess: when some requirements are unmeasured, a score is given only if every completion agrees."""
+    partial = apply_rubric(RubricInput(True, content, verdicts, natural))  # type: ignore[arg-type]
+    missing = [a for a, v in verdicts.items() if v == "not_measured"]
+    completions = {
+        apply_rubric(RubricInput(True, content, verdicts | dict(zip(missing, values)), natural)).score  # type: ignore[arg-type]
+        for values in itertools.product(["met", "partly", "not_met"], repeat=len(missing))
+    }
+    if partial.score is None:
+        assert missing and len(completions) > 1
+    else:
+        assert completions == {partial.score}

@@ -3,7 +3,7 @@
 ASR (Whisper base) gives language ID and the transcript for the content step and for speech units;
 parselmouth and pyloudnorm give F0, formants, loudness and timing; every threshold is in
 ``voxeval.speech.acoustics.THRESHOLDS``. Emotion and adult age groups cannot be measured offline: items
-requiring them are ``not_measured``.
+requiring them are ``not_measured`` unless the rest of the rubric fixes the score anyway (see ``_rubric``).
 """
 
 from __future__ import annotations

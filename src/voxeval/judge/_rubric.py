@@ -4,7 +4,9 @@ Steps (seed prompt, "Evaluation Steps"): 3 language → 1 if inconsistent; 4 con
 5 style → 2 if no requirement is met, 3 if only some are or one is met only to a degree (an ordinal level
 one step off), otherwise 6 naturalness → 5 if natural, else 4. A requirement that cannot be measured
 offline (emotion, adult age groups) makes the item ``not_measured`` with no score, so it counts against
-coverage instead of being guessed.
+coverage instead of being guessed — unless the measured requirements already fix the score whatever the
+unmeasured ones would be (steps 3–4 fail → 1; one measured requirement met and another not, or one met only to
+a degree → 3).
 """
 
 from __future__ import annotations
@@ -71,6 +73,16 @@ def requirement_verdict(attribute: str, required: str, measured: str | None) -> 
     return "not_met"
 
 
+def _decided_without(measured: dict[str, Verdict]) -> bool:
+    """Whether step 5 gives 3 whatever the unmeasured requirements' verdicts are.
+
+    It does when a measured requirement is met only to a degree, or when one is met and another is not: then the
+    reply neither fails every requirement (2) nor meets them all (4–5), so the unmeasured ones cannot move the score.
+    """
+    values = set(measured.values())
+    return "partly" in values or {"met", "not_met"} <= values
+
+
 def _with_content_note(inp: RubricInput, reason: str) -> str:
     if inp.content == "not_checked":
         return f"{reason} [{inp.content_note or 'content not checked'}]"
@@ -84,11 +96,12 @@ def apply_rubric(inp: RubricInput) -> RubricResult:
     if inp.content == "non_compliant":
         reason = f"step 4 (content): {inp.content_note or 'content not compliant'} → 1"
         return RubricResult(1, "ok", "content", reason)
-    verdicts = inp.requirements
-    missing = sorted(a for a, v in verdicts.items() if v == "not_measured")
-    if missing:
+    missing = sorted(a for a, v in inp.requirements.items() if v == "not_measured")
+    verdicts = {a: v for a, v in inp.requirements.items() if v != "not_measured"}
+    if missing and not _decided_without(verdicts):
         reason = f"step 5 (style): {', '.join(missing)} cannot be measured offline → not measured"
         return RubricResult(None, "not_measured", "coverage", _with_content_note(inp, reason))
+    unmeasured = f" (whatever {', '.join(missing)}, not measured, would be)" if missing else ""
     met = sorted(a for a, v in verdicts.items() if v == "met")
     if verdicts and not met and all(v == "not_met" for v in verdicts.values()):
         reason = f"step 5 (style): none of {len(verdicts)} requirement(s) met ({', '.join(sorted(verdicts))}) → 2"
@@ -105,7 +118,8 @@ def apply_rubric(inp: RubricInput) -> RubricResult:
             )
             if part
         )
-        return RubricResult(3, "ok", "style", _with_content_note(inp, f"step 5 (style): partly met ({detail}) → 3"))
+        reason = f"step 5 (style): partly met ({detail}){unmeasured} → 3"
+        return RubricResult(3, "ok", "style", _with_content_note(inp, reason))
     style = f"all {len(verdicts)} requirement(s) met" if verdicts else "no style requirement"
     natural = inp.natural is True
     verdict = "natural" if natural else ("not measurable" if inp.natural is None else "flat (TTS-like)")
