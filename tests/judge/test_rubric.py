@@ -99,10 +99,10 @@ def test_a_score_with_unmeasured_requirements_holds_for_every_value_they_could_h
     verdicts: dict[str, Verdict], natural: bool | None, content: str
 ) -> None:
     """Never a guess: when some requirements are unmeasured, a score is given only if every completion agrees."""
-    partial = apply_rubric(RubricInput(True, content, verdicts, natural))  # type: ignore[arg-type]
+    partial = apply_rubric(RubricInput(True, content, verdicts, natural))
     missing = [a for a, v in verdicts.items() if v == "not_measured"]
     completions = {
-        apply_rubric(RubricInput(True, content, verdicts | dict(zip(missing, values)), natural)).score  # type: ignore[arg-type]
+        apply_rubric(RubricInput(True, content, verdicts | dict(zip(missing, values, strict=True)), natural)).score
         for values in itertools.product(["met", "partly", "not_met"], repeat=len(missing))
     }
     if partial.score is None:

@@ -22,6 +22,7 @@ from voxeval.speech.audio import (
     load_audio,
     quantize_int16,
     resample,
+    shift_pitch,
     to_input_format,
     trim_silence,
     write_wav_atomic,
@@ -207,3 +208,30 @@ def test_write_wav_atomic_leaves_no_temporary_file(tmp_path) -> None:
     write_wav_atomic(target, b"RIFF5678")
     assert target.read_bytes() == b"RIFF5678"
     assert [p.name for p in target.parent.iterdir()] == ["x.wav"]
+
+
+@pytest.mark.parametrize("semitones", [-8.0, -4.0, 4.0, 8.0])
+def test_shift_pitch_moves_f0_and_keeps_duration_level_and_formants(semitones: float) -> None:
+    """A PSOLA shift of real speech: F0 by the asked ratio, the same length, RMS and vocal tract (F3/F4)."""
+    pytest.importorskip("parselmouth", reason="praat-parselmouth is in the acoustics extra")
+    from voxeval.speech.acoustics import measure
+    from voxeval.speech.tts import VoiceStyle, engine_from_spec
+
+    speech = engine_from_spec("pyopenjtalk").synthesize("今日は天気が良いので、公園を散歩しましょう。", VoiceStyle())
+    speech = resample(speech, 24000)
+    shifted = shift_pitch(speech, semitones)
+    assert len(shifted.samples) == len(speech.samples) and shifted.sample_rate == speech.sample_rate
+    rms = [float(np.sqrt(np.mean(np.square(a.samples.astype(np.float64))))) for a in (speech, shifted)]
+    assert rms[1] == pytest.approx(rms[0], rel=1e-3)
+    before, after = measure(speech), measure(shifted)
+    assert before.f0_median_hz is not None and after.f0_median_hz is not None
+    assert 12 * np.log2(after.f0_median_hz / before.f0_median_hz) == pytest.approx(semitones, abs=1.0)
+    upper = [float(np.mean(m.formants_hz[2:])) for m in (before, after)]
+    assert upper[1] == pytest.approx(upper[0], rel=0.08)
+
+
+def test_shift_pitch_by_zero_is_the_same_audio_and_rejects_nan() -> None:
+    tone = Audio(np.zeros(100, np.float32), 24000)
+    assert shift_pitch(tone, 0.0) is tone
+    with pytest.raises(ValueError, match="finite"):
+        shift_pitch(tone, float("nan"))

@@ -168,6 +168,9 @@ def test_kokoro_reads_kanji_numerals_deterministically() -> None:
     assert first.sample_rate == 24000 and np.array_equal(first.samples, second.samples)
     with pytest.raises(ConfigError, match="no voice"):
         engine.synthesize("あ", VoiceStyle(voice="af_bella"))
+    higher = engine.synthesize("十二月二十五日です。", VoiceStyle(pitch_semitones=4))  # a PSOLA shift
+    assert len(higher.samples) == len(first.samples) and not np.array_equal(higher.samples, first.samples)
+    assert "PSOLA" in engine.describe()["settings"]["controls"]["pitch"]
 
 
 @optional
@@ -181,3 +184,5 @@ def test_piper_joe_voice_is_repeatable() -> None:
     assert first.sample_rate == 22050 and np.array_equal(first.samples, second.samples)
     slow = engine.synthesize("Hello there. How are you?", VoiceStyle(rate=0.5))
     assert slow.duration_s > 1.5 * first.duration_s
+    lower = engine.synthesize("Hello there. How are you?", VoiceStyle(pitch_semitones=-4))  # a PSOLA shift
+    assert len(lower.samples) == len(first.samples) and not np.array_equal(lower.samples, first.samples)

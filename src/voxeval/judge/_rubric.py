@@ -11,6 +11,7 @@ a degree → 3).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -73,7 +74,7 @@ def requirement_verdict(attribute: str, required: str, measured: str | None) -> 
     return "not_met"
 
 
-def _decided_without(measured: dict[str, Verdict]) -> bool:
+def _decided_without(measured: Mapping[str, Verdict]) -> bool:
     """Whether step 5 gives 3 whatever the unmeasured requirements' verdicts are.
 
     It does when a measured requirement is met only to a degree, or when one is met and another is not: then the

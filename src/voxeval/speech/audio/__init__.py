@@ -1,7 +1,14 @@
 """Audio I/O and the benchmark's input format (24 kHz, 16-bit, mono WAV with 120 ms of exact zeros)."""
 
 from voxeval.speech.audio._audio import Audio, LoadedAudio, decode_audio, load_audio
-from voxeval.speech.audio._dsp import SilentAudioError, apply_gain, frame_rms, resample, trim_silence
+from voxeval.speech.audio._dsp import (
+    SilentAudioError,
+    apply_gain,
+    frame_rms,
+    resample,
+    shift_pitch,
+    trim_silence,
+)
 from voxeval.speech.audio._wav import (
     FORMAT_VERSION,
     INPUT_SAMPLE_RATE,
@@ -31,6 +38,7 @@ __all__ = [
     "load_audio",
     "quantize_int16",
     "resample",
+    "shift_pitch",
     "to_input_format",
     "trim_silence",
     "wav_duration_s",

