@@ -24,6 +24,8 @@ RATE_LEVELS = (0.625, 0.8, 1.0, 1.25, 1.6)
 """Speaking-rate multipliers for very slow … very fast (a factor 1.25 per level)."""
 PITCH_LEVELS = (-8.0, -4.0, 0.0, 4.0, 8.0)
 """Pitch shifts in semitones for very low … very high."""
+ATTRIBUTES = ("speed", "volume", "pitch")
+"""The controlled attributes; engines without a pitch control get a PSOLA shift (``voxeval.speech.audio``)."""
 GAIN_LEVELS = (-20.0, -10.0, 0.0, 6.0, 12.0)
 """Gains in dB for very quiet … very loud (the loud ones clip at full scale, as loud files do)."""
 
@@ -42,25 +44,23 @@ class Voice:
     """``male`` or ``female`` (the pitch-lowered Open JTalk voice is a male proxy)."""
     base_semitones: float = 0.0
     """Pitch shift applied to every clip of this voice."""
-    pitch_control: bool = True
-    """The engine can shift pitch."""
 
 
 VOICES = (
     Voice("ojt-f", "pyopenjtalk", "ja", "female"),
     Voice("ojt-m", "pyopenjtalk", "ja", "male", base_semitones=-16.0),
-    Voice("kokoro-f", "kokoro:jf_alpha", "ja", "female", pitch_control=False),
-    Voice("kokoro-m", "kokoro:jm_kumo", "ja", "male", pitch_control=False),
+    Voice("kokoro-f", "kokoro:jf_alpha", "ja", "female"),
+    Voice("kokoro-m", "kokoro:jm_kumo", "ja", "male"),
     Voice("espeak-en-m", "espeak-ng:en-us", "en", "male"),
     Voice("espeak-en-f", "espeak-ng:en-us+f3", "en", "female"),
-    Voice("piper-m", "piper", "en", "male", pitch_control=False),
+    Voice("piper-m", "piper", "en", "male"),
     Voice("espeak-zh-m", "espeak-ng:cmn-latn-pinyin+m2", "zh", "male"),
     Voice("espeak-zh-f", "espeak-ng:cmn-latn-pinyin+f3", "zh", "female"),
 )
 """Calibration voices: both genders in each language."""
 
 HELD_OUT_VOICES = (
-    Voice("kokoro-f2", "kokoro:jf_nezumi", "ja", "female", pitch_control=False),
+    Voice("kokoro-f2", "kokoro:jf_nezumi", "ja", "female"),
     Voice("espeak-rp-f", "espeak-ng:en-gb-x-rp+f4", "en", "female"),
     Voice("espeak-rp-m", "espeak-ng:en-gb-x-rp", "en", "male"),
     Voice("espeak-zh-f4", "espeak-ng:cmn-latn-pinyin+f4", "zh", "female"),
@@ -114,8 +114,7 @@ class Clip:
 
     def levels(self) -> dict[str, int]:
         """The known level of every attribute this clip controls (the normal clip counts for all)."""
-        attrs = ("speed", "volume") + (("pitch",) if self.voice.pitch_control else ())
-        return {a: self.level for a in attrs} if self.attribute == "none" else {self.attribute: self.level}
+        return {a: self.level for a in ATTRIBUTES} if self.attribute == "none" else {self.attribute: self.level}
 
     def key(self) -> str:
         """Stable hash of the settings (cache key)."""
@@ -130,8 +129,7 @@ def clips() -> Iterator[Clip]:
         for voice in voices:
             for text in by_language[voice.language]:
                 yield Clip(split, voice, text, "none", 2)
-                attrs = ("speed", "volume") + (("pitch",) if voice.pitch_control else ())
-                for attribute in attrs:
+                for attribute in ATTRIBUTES:
                     for level in (0, 1, 3, 4):
                         yield Clip(split, voice, text, attribute, level)
 

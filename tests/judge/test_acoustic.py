@@ -107,6 +107,30 @@ def test_unmeasurable_requirements(clip: bytes, requirements: dict[str, str], ve
         assert attribute in j.reason
 
 
+@pytest.mark.parametrize(
+    ("ability", "requirements", "key", "words"),
+    [
+        ("acoustic_attributes/pitch", {}, "pitch", "could not be read"),  # the parser found no pitch level
+        ("acoustic_attributes/composite_properties", {"gender": "female"}, "composite", "fewer than two"),
+        ("role_play/character", {"gender": "female"}, "role_play", "not measurable offline"),
+        ("empathy/anger", {}, "empathy", "not measurable offline"),
+        ("instruction/style", {}, "instruction", "not measurable offline"),
+    ],
+)  # fmt: skip
+def test_requirements_the_ability_implies_but_were_not_read_are_not_guessed(
+    clip: bytes, ability: str, requirements: dict[str, str], key: str, words: str
+) -> None:
+    """Scoring such an item on the requirements read (here: met) would be a guess: it is not measured."""
+    j = _judge(_item(ability=ability, requirements=requirements), clip)
+    assert (j.score, j.status) == (None, "not_measured"), j.reason
+    assert words in j.attributes["requirements"][key]["note"]
+
+
+def test_an_unmeasurable_category_still_fails_on_content(clip: bytes) -> None:
+    j = _judge(_item(ability="role_play/character", requirements={}, content="全然違う文です。"), clip)
+    assert (j.score, j.attributes["step"]) == (1, "content")
+
+
 def test_opposite_gender_scores_2(clip: bytes) -> None:
     j = _judge(_item(requirements={"gender": "male"}), clip)
     assert j.score == 2 and j.attributes["measured"]["gender"]["level"] == "female"

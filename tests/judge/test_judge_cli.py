@@ -217,7 +217,7 @@ def test_acoustic_judge_reads_mp3_and_wav_replies_alike(tmp_path) -> None:
         buf = io.BytesIO()
         sf.write(buf, audio.samples, audio.sample_rate, format=fmt, subtype=subtype)
         (root / name).write_bytes(buf.getvalue())
-    instruction = f"请用很快的语速，用日语说：{text}"
+    instruction = f"とても速く、次の文を読んでください：{text}"
     rows = [
         {"id": name, "instruct_id": "1", "model_name": "m", "ability": "acoustic_attributes/speed",
          "instruct_text": instruction, "response_audio_path": name}

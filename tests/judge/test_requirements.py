@@ -66,7 +66,7 @@ ZH = [
 JA = [
     ("とても大きな声で言ってください", {"volume": "very_loud"}),
     ("大きな声で", {"volume": "loud"}),
-    ("小さな声でささやくように", {"volume": "quiet"}),
+    ("小さな声でささやくように", {"volume": "very_quiet"}),  # quiet, then stated more strongly (a whisper)
     ("ささやき声で話して", {"volume": "very_quiet"}),
     ("ゆっくり話してください", {"speed": "slow"}),
     ("とてもゆっくり話してください", {"speed": "very_slow"}),

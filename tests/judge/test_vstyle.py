@@ -64,7 +64,7 @@ def test_rows_become_style_items(root: Path, tmp_path: Path) -> None:
         "speed",
     )
     assert first.model_name == "sys-a" and first.instruct_id == "i1" and first.response_audio == "audio/r1.wav"
-    assert first.response_text is None and first.content_check == "unknown"
+    assert first.response_text is None and (first.content, first.content_check) == ("你好", "exact")
     assert second.id == "2" and second.instruct_id == "7" and second.language == "en"
     assert second.requirements == {"gender": "male", "age": "elderly", "speed": "slow"}
     assert second.response_text == "Well, back in my day..."

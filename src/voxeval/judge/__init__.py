@@ -6,6 +6,7 @@ from voxeval.judge._lalm import LalmJudge, audio_mime  # importing registers the
 from voxeval.judge._parse import JudgeParseError, ParsedJudgement, parse_attributes, parse_judgement
 from voxeval.judge._protocol import StyleJudge, judge_from_spec, judges
 from voxeval.judge._requirements import parse_requirements
+from voxeval.judge._task import Task, read_task, style_text
 from voxeval.judge._types import (
     ABILITY_WEIGHTS_ACOUSTIC,
     ATTRIBUTES,
@@ -48,6 +49,7 @@ __all__ = [
     "ParsedJudgement",
     "StyleItem",
     "StyleJudge",
+    "Task",
     "VStyleScores",
     "audio_mime",
     "combine_repeats",
@@ -61,7 +63,9 @@ __all__ = [
     "parse_vstyle_row",
     "prompt_for",
     "read_response_audio",
+    "read_task",
     "read_vstyle",
     "scores_by_model",
+    "style_text",
     "vstyle_scores",
 ]

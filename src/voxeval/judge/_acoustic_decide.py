@@ -6,7 +6,7 @@ from typing import Any
 
 from voxeval.judge._content import ContentResult, check_content, check_language
 from voxeval.judge._rubric import RubricInput, RubricResult, Verdict, apply_rubric, requirement_verdict
-from voxeval.judge._types import StyleItem
+from voxeval.judge._types import LEVELS, StyleItem
 from voxeval.speech.acoustics import (
     THRESHOLDS,
     Analysis,
@@ -46,6 +46,35 @@ def readings(
         "speed": read_speed(m, analysis.units, language, table),
         "volume": read_volume(m, model.median_lufs, table),
     }
+
+
+UNMEASURABLE_CATEGORIES = {
+    "instruction": "an emotion, a speaking style or a change of style over the reply",
+    "role_play": "a character's or a scene's voice",
+    "empathy": "an empathetic reply to the user's feelings",
+}
+"""VStyle categories whose style cannot be measured offline, and what they ask for."""
+
+
+def unread_requirements(ability: str, requirements: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Requirements the item's ability implies but its requirements do not state: ``not_measured`` pseudo-verdicts.
+
+    An ``acoustic_attributes/pitch`` item with no pitch level read from its instruction, a composite one with fewer
+    than two levels, or an item of another category (its style is emotion, character or empathy) cannot be judged
+    on the requirements read: scoring it on them would be a guess.
+    """
+    category, _, sub = ability.partition("/")
+    why = ""
+    key = sub
+    if category in UNMEASURABLE_CATEGORIES:
+        key, why = category, f"{category} items ask for {UNMEASURABLE_CATEGORIES[category]}: not measurable offline"
+    elif category == "acoustic_attributes" and sub in LEVELS and sub not in requirements:
+        why = f"the instruction's {sub} requirement could not be read from its text"
+    elif category == "acoustic_attributes" and sub == "composite_properties" and len(requirements) < 2:
+        key, why = "composite", "a composite instruction states several attributes; fewer than two were read from it"
+    if not why:
+        return {}
+    return {key: {"required": None, "measured": None, "verdict": "not_measured", "note": why}}
 
 
 def verdicts(requirements: dict[str, str], measured: dict[str, Reading]) -> dict[str, dict[str, Any]]:
@@ -90,7 +119,7 @@ def decide(
         item.content, heard.text if heard else "", item.language, item.content_check, table
     )
     measured = readings(analysis, item.language, pitch_reference=pitch_reference, model=model, table=table)
-    required = verdicts(item.requirements, measured)
+    required = verdicts(item.requirements, measured) | unread_requirements(item.ability, item.requirements)
     nat = read_naturalness(analysis.measurements, table)
     natural_note = (
         f"F0 sd {nat.f0_sd_st:.1f} st, nPVI {nat.npvi:.0f}" if nat.f0_sd_st is not None and nat.npvi is not None else ""

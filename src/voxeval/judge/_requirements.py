@@ -5,7 +5,8 @@ Rule based and best effort: each language has a table of phrases (``very slow`` 
 (``very``, ``非常`` / ``很``, ``とても``…) or right after it in Chinese (``快极了``) turns a plain level into its
 ``very_*`` level; a negation right before it (``not too fast``, ``不要太快``) drops it. Text inside quotation marks
 (“…”, 「…」, ``"…"``) is the content to speak, not the style, and is skipped unless it is the whole instruction.
-When an attribute is stated more than once, its first statement wins.
+When an attribute is stated more than once, its first statement wins, unless a later one states the same level
+more strongly ("in a hushed whisper": quiet, then very quiet → ``very_quiet``).
 """
 
 from __future__ import annotations
@@ -31,14 +32,24 @@ def _r(pattern: str, *, gradable: bool = False, **levels: str) -> _Rule:
     return _Rule(re.compile(pattern), levels, gradable)
 
 
+_AS_POSSIBLE = r"(?:possible|(?:you|it|your voice) (?:possibly )?(?:can|could|will)(?: go)?)\b"
+"""The tail of "as fast as you can", "as low as it can go", "as loud as possible"."""
+
 _EN: tuple[_Rule, ...] = (
-    _r(r"\bas (?:fast|quickly) as (?:possible|you can)\b", speed="very_fast"),
-    _r(r"\bas slowly? as (?:possible|you can)\b", speed="very_slow"),
-    _r(r"\b(?:normal|moderate|average|steady) (?:speed|pace|rate|tempo)\b", speed="normal"),
+    _r(rf"\bas (?:fast|quickly|rapidly) as {_AS_POSSIBLE}", speed="very_fast"),
+    _r(rf"\bas slowly? as {_AS_POSSIBLE}", speed="very_slow"),
+    _r(rf"\bas (?:high|high-pitched) as {_AS_POSSIBLE}", pitch="very_high"),
+    _r(rf"\bas (?:low|deep|low-pitched) as {_AS_POSSIBLE}", pitch="very_low"),
+    _r(rf"\bas (?:loud|loudly) as {_AS_POSSIBLE}", volume="very_loud"),
+    _r(rf"\bas (?:quiet|quietly|soft|softly) as {_AS_POSSIBLE}", volume="very_quiet"),
+    _r(r"\b(?:normal|moderate|average|steady|regular) (?:speaking )?(?:speed|pace|rate|tempo)\b", speed="normal"),
     _r(r"\b(?P<k>slow(?:ly|[- ]paced)?|unhurried(?:ly)?|leisurely|sluggish(?:ly)?)\b", gradable=True, speed="slow"),
     _r(r"\b(?P<k>fast(?:[- ]paced)?|quick(?:ly)?|rapid(?:ly)?|hurried(?:ly)?|brisk(?:ly)?|speedy)\b", gradable=True,
        speed="fast"),
-    _r(r"\b(?:normal|medium|natural) pitch\b", pitch="normal"),
+    _r(r"\b(?:normal|medium|natural|regular|usual) (?:speaking )?pitch\b", pitch="normal"),
+    _r(r"\b(?:pitch|voice|tone)\s+(?:[a-z]+\s+)?(?P<k>high|low)\b(?! (?:volume|speed))", gradable=True,
+       pitch="{high|low}"),
+    _r(r"\b(?P<k>higher|lower)(?:[- ]pitched)?\s+(?:pitch|voice|tone)\b", pitch="{high|low}"),
     _r(r"\b(?P<k>low[- ]pitched|low pitch|deep(?:ly)?[- ]voiced|deep|low)\b(?=(?:[\s,-]+[a-z]+){0,2}?[\s,-]+"
        r"(?:voice|tone|timbre|register|pitch)\b)|\b(?P<k2>low[- ]pitched|deep[- ]voiced|baritone|bass)\b",
        gradable=True, pitch="low"),
@@ -47,7 +58,7 @@ _EN: tuple[_Rule, ...] = (
     _r(r"\b(?:at the top of (?:your|his|her|their) lungs|shout(?:s|ed|ing)?|yell(?:s|ed|ing)?|scream(?:s|ed|ing)?)\b",
        volume="very_loud"),
     _r(r"\bwhisper(?:s|ed|ing)?\b", volume="very_quiet"),
-    _r(r"\b(?:normal|moderate|medium) volume\b", volume="normal"),
+    _r(r"\b(?:normal|moderate|medium|regular|usual) (?:speaking )?(?:volume|loudness)\b", volume="normal"),
     _r(r"\b(?P<k>loud(?:ly)?|booming|boisterous(?:ly)?)\b", gradable=True, volume="loud"),
     _r(r"\b(?P<k>quiet(?:ly)?|soft(?:ly)?|hushed|low[- ]volume)\b", gradable=True, volume="quiet"),
     _r(r"\b(?:little|young|small) girl\b", gender="female", age="child"),
@@ -82,10 +93,13 @@ _ZH: tuple[_Rule, ...] = (
         gradable=True,
         speed="{fast|slow}",
     ),
-    _r(r"(?P<k>快|慢)(?:一点|一些|些)?的(?:语速|速度|节奏)", gradable=True, speed="{fast|slow}"),
+    _r(r"(?<![缓飞])(?P<k>快|慢)(?:一点|一些|些)?的(?:语速|速度|节奏)", gradable=True, speed="{fast|slow}"),
+    _r(r"(?:说|讲|念|读)得?(?P<k>快|慢)(?:一点|一些|点)", gradable=True, speed="{fast|slow}"),
     _r(r"(?P<k>快)(?:速|点|一点)?(?:地)?(?:说|讲|念|读|回答)", gradable=True, speed="fast"),
     _r(r"(?P<k>飞快|急促|迅速|快速|语速快)", gradable=True, speed="fast"),
     _r(r"(?P<k>慢慢|缓慢|慢悠悠|慢吞吞|慢条斯理)", gradable=True, speed="slow"),
+    _r(r"正常(?:的)?(?:音调|音高|声调)|(?:音调|音高|声调)正常", pitch="normal"),
+    _r(r"正常(?:的)?(?:音量|声量)|(?:音量|声量)正常", volume="normal"),
     _r(r"(?:音调|音高|声调|嗓音|调子)[^，。,.!?！？\s]{0,4}?(?P<k>高|低)", gradable=True, pitch="{high|low}"),
     _r(r"(?P<k>高|低)(?:一点|一些)?的(?:音调|音高|声调|嗓音|调子|声音)", gradable=True, pitch="{high|low}"),
     _r(r"(?P<k>低沉|浑厚|深沉|低音)", gradable=True, pitch="low"),
@@ -99,7 +113,7 @@ _ZH: tuple[_Rule, ...] = (
     _r(r"小女孩|小姑娘|女童", gender="female", age="child"),
     _r(r"小男孩|男童", gender="male", age="child"),
     _r(r"少女", gender="female", age="teenager"),
-    _r(r"少年", gender="male", age="teenager"),
+    _r(r"(?<!青)少年", gender="male", age="teenager"),
     _r(r"年轻(?:的)?(?:女性|女子|女人|姑娘)", gender="female", age="young_adult"),
     _r(r"年轻(?:的)?(?:男性|男子|男人)|小伙子?", gender="male", age="young_adult"),
     _r(r"中年(?:男性|男人|男子)|大叔", gender="male", age="middle_aged"),
@@ -128,8 +142,18 @@ _JA: tuple[_Rule, ...] = (
     _r(r"普通の(?:速さ|スピード)", speed="normal"),
     _r(r"(?P<k>早口|速く|速め|早く|速い|素早く|急いで)", gradable=True, speed="fast"),
     _r(r"(?P<k>ゆっくり|ゆったり|遅く|遅め|のんびり)", gradable=True, speed="slow"),
-    _r(r"(?P<k>甲高い|高い|高め|高音)の?(?:声|トーン|音程|調子)|(?P<k2>甲高い|高音)", gradable=True, pitch="high"),
-    _r(r"(?P<k>低い|低め|低音)の?(?:声|トーン|音程|調子)|(?P<k2>低音)", gradable=True, pitch="low"),
+    _r(r"普通の(?:高さ|トーン|音程|声の高さ)", pitch="normal"),
+    _r(r"普通の(?:音量|声の大きさ|大きさ)", volume="normal"),
+    _r(
+        r"(?P<k>甲高い|高い|高め|高音)の?(?=(?:男性の|女性の|男の|女の|子供の)?(?:声|トーン|音程|調子))|(?P<k2>甲高い|高音)",
+        gradable=True,
+        pitch="high",
+    ),
+    _r(
+        r"(?P<k>低い|低め|低音)の?(?=(?:男性の|女性の|男の|女の)?(?:声|トーン|音程|調子))|(?P<k2>低音)",
+        gradable=True,
+        pitch="low",
+    ),
     _r(r"ささや|囁|ひそひそ", volume="very_quiet"),
     _r(r"叫ん|叫ぶ|絶叫", volume="very_loud"),
     _r(r"(?P<k>大きな|大きい|大きめの)声|(?P<k2>大声)", gradable=True, volume="loud"),
@@ -176,7 +200,7 @@ _DEGREE_BEFORE = {
 _DEGREE_AFTER = {"zh": re.compile(r"^(?:极了|得很|得不得了|得飞起|死了)")}
 _NEGATION_BEFORE = {
     "en": re.compile(r"(?:\b(?:not|never|no|dont|without)\b|n[’']t\b)(?:\s+[a-z’']+){0,2}\s*$"),
-    "zh": re.compile(r"(?:不要|别|不能|切勿|不用|不必|不|没)[太很那么]{0,2}$"),
+    "zh": re.compile(r"(?:不要|(?<![特区性级])别|不能|切勿|不用|不必|不|没)[太很那么]{0,2}$"),  # 特别 is "very"
 }
 _NEGATION_AFTER = {"ja": re.compile(r"^[^、。]{0,6}?(?:ないで|ずに)")}
 
@@ -199,7 +223,7 @@ def _word_span(match: re.Match[str]) -> tuple[int, int, str]:
 def _level(attribute: str, level: str, word: str, intense: bool) -> str:
     if level.startswith("{"):  # "{fast|slow}": the first for 快/高/大, the second for 慢/低/小
         first, second = level.strip("{}").split("|")
-        level = first if word in ("快", "高", "大") else second
+        level = first if word in ("快", "高", "大", "high", "higher") else second
     very = f"very_{level}"
     return very if intense and very in LEVELS[attribute] else level
 
@@ -239,8 +263,11 @@ def parse_requirements(text: str, language: str) -> dict[str, str]:
         raise ValueError(f"no requirement rules for language {language!r}; known: {', '.join(_RULES)}")
     normalised = unicodedata.normalize("NFKC", text)
     normalised = _mask_quotes(normalised.lower() if language == "en" else normalised)
-    first: dict[str, tuple[int, str]] = {}
-    for position, attribute, level in _matches(normalised, language):
-        if attribute not in first or position < first[attribute][0]:
-            first[attribute] = (position, level)
-    return {a: first[a][1] for a in ATTRIBUTES if a in first}
+    found = sorted(_matches(normalised, language))
+    first: dict[str, str] = {}
+    for _, attribute, level in found:
+        first.setdefault(attribute, level)
+    for _, attribute, level in found:  # "a squeaky, very high-pitched voice": the same level, stated stronger
+        if level == f"very_{first[attribute]}":
+            first[attribute] = level
+    return {a: first[a] for a in ATTRIBUTES if a in first}

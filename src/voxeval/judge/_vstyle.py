@@ -3,9 +3,10 @@
 A row: ``id`` (the response), ``instruct_id`` (the instruction several models answered; optional),
 ``model_name``, ``ability`` (``category/sub``), ``instruct_text``, ``response_audio_path`` (WAV or MP3,
 relative to a root folder) and optionally ``response_text``. The instruction's language is read from its
-script (kana → ``ja``, other CJK ideographs → ``zh``, else ``en``) and its requirements with
-:func:`parse_requirements`, except for ``empathy/*`` items, whose instruction describes the user's feelings
-rather than the reply's style (no requirements). Errors name the file, line and field.
+script (kana → ``ja``, other CJK ideographs → ``zh``, else ``en``), the content to speak with
+:func:`~voxeval.judge.read_task`, and the requirements with :func:`parse_requirements` on the instruction
+without that content, except for ``empathy/*`` items, whose instruction describes the user's feelings rather than
+the reply's style (no requirements). Errors name the file, line and field.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from voxeval.data import read_jsonl, resolve_inside
 from voxeval.errors import InputError, Location
 from voxeval.judge._requirements import parse_requirements
+from voxeval.judge._task import read_task, style_text
 from voxeval.judge._types import StyleItem
 from voxeval.judge._weights import ABILITIES
 
@@ -80,12 +82,16 @@ def parse_vstyle_row(row: dict[str, Any], root: Path, where: Location) -> StyleI
     language = detect_language(instruction)
     ability = _ability(row, where)
     # An empathy instruction tells how the *user* feels ("I'm so sad today"); it states no style for the reply.
-    requirements = {} if ability.startswith("empathy/") else parse_requirements(instruction, language)
+    task = read_task(instruction, language)
+    style = style_text(instruction, task)
+    requirements = {} if ability.startswith("empathy/") else parse_requirements(style, language)
     return StyleItem(
         id=_identifier(row, "id", where),
         ability=ability,
         instruction=instruction,
         language=language,
+        content=task.content,
+        content_check=task.check,
         requirements=requirements,
         instruct_id=None if row.get("instruct_id") is None else _identifier(row, "instruct_id", where),
         model_name=_text(row, "model_name", where),
