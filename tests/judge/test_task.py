@@ -91,3 +91,8 @@ def test_style_words_inside_the_content_are_not_read_as_style() -> None:
 def test_unknown_language_is_an_error() -> None:
     with pytest.raises(ValueError, match="no task rules"):
         read_task("hello", "fr")
+
+
+def test_the_content_span_indexes_the_same_text_style_text_masks() -> None:
+    instruction = '  Say "loud noise" quietly.'  # leading blanks: the span must not shift
+    assert style_text(instruction, read_task(instruction, "en")).split() == ["Say", "quietly."]

@@ -37,9 +37,9 @@ class Task:
     check: Literal["exact", "open", "unknown"]
     """``StyleItem.content_check``."""
     kind: TaskKind
-    """How the content was read (reported with the judgement)."""
+    """How the content was read."""
     span: tuple[int, int] | None = None
-    """Where the content sits in the (NFKC-normalised) instruction, quotes included; style is read elsewhere."""
+    """Where the content sits in the instruction (NFKC-normalised, stripped), quotes included."""
 
 
 _EN_WORD = (
@@ -106,9 +106,10 @@ def _counting(text: str, language: str) -> Task | None:
     for pattern in _COUNT.get(language, ()):
         if (m := pattern.search(text)) is None:
             continue
-        start = _number(m.group("a"), language) if "a" in m.groupdict() and m.group("a") else 1
-        end = _number(m.group("b"), language)
-        down = bool(m.groupdict().get("dir") and m.group("dir").strip() in ("backward", "backwards", "down", "倒"))
+        groups = m.groupdict()
+        start = _number(groups["a"], language) if groups.get("a") else 1
+        end = _number(groups["b"], language)
+        down = (groups.get("dir") or "").strip() in ("backward", "backwards", "down", "倒")
         if start is None or end is None or abs(end - start) + 1 > MAX_COUNT or start == end:
             return None
         if down and start < end:  # "count down to one" and the like: never read as counting up
@@ -119,15 +120,21 @@ def _counting(text: str, language: str) -> Task | None:
     return None
 
 
-def _quoted(text: str) -> tuple[str, tuple[int, int]] | None:
-    found = [(next(g for g in m.groups() if g is not None).strip(), m.span()) for m in _QUOTES.finditer(text)]
-    found = [(q, span) for q, span in found if len(q) >= 2]
+Delimited = tuple[str, tuple[int, int], TaskKind]
+"""Content, its span in the instruction, and how it was delimited."""
+
+
+def _quoted(text: str) -> Delimited | None:
+    found: list[Delimited] = [
+        (next(g for g in m.groups() if g is not None).strip(), m.span(), "quoted") for m in _QUOTES.finditer(text)
+    ]
+    found = [f for f in found if len(f[0]) >= 2]
     if not found:
         return None
     return max(found, key=lambda f: len(f[0]))  # several quotes: the longest is the content, the rest are labels
 
 
-def _after_colon(text: str, language: str) -> tuple[str, tuple[int, int]] | None:
+def _after_colon(text: str, language: str) -> Delimited | None:
     colon = min((i for i in (text.find(":"), text.find("：")) if i >= 0), default=-1)
     if colon < 0:
         return None
@@ -135,24 +142,27 @@ def _after_colon(text: str, language: str) -> tuple[str, tuple[int, int]] | None
     content = tail.strip().strip("\"'“”‘’「」『』").strip()
     if len(content) < 2 or not (_SPEAK[language].search(head) or _LEAD_IN[language].search(head)):
         return None
-    return content, (colon, len(text))
+    return content, (colon, len(text)), "after_colon"
+
+
+def _normalise(instruction: str) -> str:
+    """The text that ``Task.span`` indexes."""
+    return unicodedata.normalize("NFKC", instruction).strip()
 
 
 def read_task(instruction: str, language: str) -> Task:
     """The content ``instruction`` asks for (see the module docstring); ``language`` is en, zh or ja."""
     if language not in _SPEAK:
         raise ValueError(f"no task rules for language {language!r}; known: {', '.join(_SPEAK)}")
-    text = unicodedata.normalize("NFKC", instruction).strip()
-    lowered = text.lower()
-    if (task := _counting(lowered, language)) is not None:
+    text = _normalise(instruction)
+    if (task := _counting(text.lower(), language)) is not None:
         return task
     delimited = _quoted(text) or _after_colon(text, language)
     outside = text if delimited is None else text[: delimited[1][0]] + " " + text[delimited[1][1] :]
     outside_lower = outside.lower()
     speaks = _SPEAK[language].search(outside_lower) is not None
     if delimited is not None and (speaks or _LEAD_IN[language].search(outside_lower)):
-        content, span = delimited
-        kind: TaskKind = "quoted" if _QUOTES.match(text, span[0]) else "after_colon"
+        content, span, kind = delimited
         return Task(content, "exact", kind, span)
     if _LISTING[language].search(outside_lower):
         return Task("", "open", "listing")
@@ -165,6 +175,6 @@ def style_text(instruction: str, task: Task) -> str:
     """The instruction without the content to speak, so that words in the content are not read as style."""
     if task.span is None:
         return instruction
-    text = unicodedata.normalize("NFKC", instruction)
+    text = _normalise(instruction)
     start, end = task.span
     return text[:start] + " " * (end - start) + text[end:]
