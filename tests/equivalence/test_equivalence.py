@@ -1,0 +1,34 @@
+"""The outputs of ``score``, ``judge``, ``annotate`` and two small runs equal those of the code before the spine.
+
+``before.json`` holds the normalised outputs of commit 7dcbe03 (see ``capture.py``). The only differences
+allowed are listed in ``CHANGED``, each with the reason (a bug fix or a documented format change).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.equivalence.capture import capture
+
+BEFORE = Path(__file__).with_name("before.json")
+
+CHANGED: dict[tuple[str, str], str] = {}
+"""(command, file) whose content may differ from ``before.json``, and why."""
+
+
+def test_outputs_are_unchanged_apart_from_documented_fixes() -> None:
+    before: dict[str, Any] = json.loads(BEFORE.read_text(encoding="utf-8"))
+    after = capture()
+    assert set(after) == set(before)
+    for command, old in before.items():
+        new = after[command]
+        assert new["exit"] == old["exit"], command
+        names = set(old["files"]) | set(new["files"])
+        for name in sorted(names):
+            if (command, name) in CHANGED:
+                continue
+            assert new["files"].get(name) == old["files"].get(name), f"{command}: {name} changed"
+        if (command, "<stdout>") not in CHANGED:
+            assert new["stdout"] == old["stdout"], f"{command}: printed output changed"
