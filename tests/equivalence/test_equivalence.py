@@ -14,7 +14,14 @@ from tests.equivalence.capture import capture
 
 BEFORE = Path(__file__).with_name("before.json")
 
-CHANGED: dict[tuple[str, str], str] = {}
+USAGE = "bug fix: reports now show the usage-and-cost table (`--prices` was parsed and ignored)"
+
+CHANGED: dict[tuple[str, str], str] = {
+    ("run-da", "report.html"): USAGE,
+    ("run-da", "report.md"): USAGE,
+    ("run-style", "report.html"): USAGE,
+    ("run-style", "report.md"): USAGE,
+}
 """(command, file) whose content may differ from ``before.json``, and why."""
 
 

@@ -237,3 +237,25 @@ def test_acoustic_judge_reads_mp3_and_wav_replies_alike(tmp_path) -> None:
     for attribute in ("gender", "speed", "pitch"):
         assert wav["attributes"]["measured"][attribute]["level"] == mp3["attributes"]["measured"][attribute]["level"]
     assert wav["attributes"]["measured"]["speed"]["level"] in ("fast", "very_fast")
+
+
+def test_batch_judges_get_every_reply_of_a_model_at_once(data, tmp_path) -> None:
+    """A judge with ``judge_batch`` (the acoustic judge) gets a model's replies together, as in ``voxeval run``."""
+    from tests.run.style_doubles import BatchToneJudge
+
+    meta, root = data
+    BatchToneJudge.batches = []
+    assert judge_cmd(meta, root, tmp_path / "out", judge="batchtone") == 0
+    assert sorted(BatchToneJudge.batches) == [1, 4]  # model B: one reply, model A: four
+    assert {r["id"] for r in read_rows(tmp_path / "out")} == {"a1", "a2", "a3", "a4", "b1"}
+
+
+def test_report_builds_on_a_judge_output_folder(data, tmp_path, capsys) -> None:
+    meta, root = data
+    out = tmp_path / "out"
+    assert judge_cmd(meta, root, out) == 0
+    assert main(["report", str(out)]) == 0
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "voxeval style report" in html and "unparsable" in html
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "| A | 2.286 |" in md and "| B | 1.000 |" in md

@@ -151,3 +151,25 @@ def test_usage_and_cost() -> None:
     }
     rows = usage_rows(replies, {"openai:x": {"input_per_million": 2.5, "output_per_million": 10.0}})
     assert rows == [["openai:x", 2, 2, 4000, 1000, "$0.0200"], ["replay:y", 1, 0, 0, 0, "—"]]
+
+
+def test_prices_file_adds_the_cost_column(tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    args = ["run", "--dataset", "ja-assistant", "--limit", "2", "--system", "python:tests.run.doubles:flaky"]
+    assert main([*args, "--annotator", "gold", "--out", str(out), "--quiet"]) == 0
+    # The doubles report no usage: give the replies some, as a provider would record them.
+    log = out / "replies.jsonl"
+    lines = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+    for row in lines:
+        row["meta"] = {"input_tokens": 1000, "output_tokens": 500}
+    log.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines), encoding="utf-8")
+    prices = tmp_path / "prices.json"
+    system = "python:tests.run.doubles:flaky"
+    prices.write_text(json.dumps({system: {"input_per_million": 2.0, "output_per_million": 10.0}}))
+    assert main(["report", str(out), "--prices", str(prices)]) == 0
+    html = (out / "report.html").read_text(encoding="utf-8")
+    md = (out / "report.md").read_text(encoding="utf-8")
+    cost = f"${(2000 * 2.0 + 1000 * 10.0) / 1e6:.4f}"
+    assert "Usage and cost" in html and cost in html and cost in md
+    assert main(["report", str(out)]) == 0
+    assert cost not in (out / "report.html").read_text(encoding="utf-8")  # no prices, no cost

@@ -90,6 +90,24 @@ def _row(item: Any, judgement: Any) -> dict[str, Any]:
     return row
 
 
+async def _judge_batches(
+    judge: Any, items: list[Any], todo: list[Any], root: Path, log: AppendLog, progress: Any
+) -> None:
+    """A batch judge (the acoustic judge) sees every reply of a model at once, as in ``voxeval run``."""
+    from voxeval.judge import read_response_audio
+
+    pending = {item.id for item in todo}
+    models = sorted({item.model_name or "" for item in todo})
+    for model in models:
+        mine = [item for item in items if (item.model_name or "") == model]
+        batch = [(item, await asyncio.to_thread(read_response_audio, item, root)) for item in mine]
+        for item, judgement in zip(mine, await judge.judge_batch(batch), strict=True):
+            if item.id in pending:
+                row = _row(item, judgement)
+                log.append(row)
+                progress.advance(failed=row["status"] != "ok")
+
+
 async def _judge_all(judge: Any, items: list[Any], root: Path, log: AppendLog, progress: Any) -> None:
     from voxeval.judge import read_response_audio
 
@@ -166,7 +184,10 @@ def run(args: argparse.Namespace) -> int:
     with AppendLog(args.out / "judgements.jsonl") as log:
         todo = [i for i in items if log.rows.get(i.id, {}).get("status", "failed") == "failed"]
         with StageProgress("judge", len(todo)) as progress:
-            asyncio.run(_judge_all(judge, todo, args.root, log, progress))
+            if hasattr(judge, "judge_batch"):
+                asyncio.run(_judge_batches(judge, items, todo, args.root, log, progress))
+            else:
+                asyncio.run(_judge_all(judge, todo, args.root, log, progress))
         rows = dict(log.rows)
     summary = summarise(items, rows, {**settings, "input": str(args.inp)})
     atomic_write_json(args.out / "summary.json", summary)

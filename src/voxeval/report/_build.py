@@ -220,6 +220,27 @@ def usage_rows(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | None
 USAGE_HEAD = ["system", "replies", "with usage reported", "input tokens", "output tokens", "cost"]
 
 
+def usage_section(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | None) -> tuple[str, str]:
+    """The usage-and-cost table as (HTML, Markdown); empty when the run has no replies."""
+    if not replies:
+        return "", ""
+    rows = usage_rows(replies, prices)
+    note = "" if prices else " Pass <code>--prices FILE</code> to <code>voxeval report</code> for the cost column."
+    html = (
+        "<h2>Usage and cost</h2>"
+        + table(USAGE_HEAD, rows, numeric=(1, 2, 3, 4))
+        + f'<p class="meta">Tokens as reported by the providers; cost from the prices file.{note}</p>'
+    )
+    md = "\n## Usage and cost\n\n" + markdown_table(USAGE_HEAD, rows) + "\n"
+    return html, md
+
+
+def markdown_table(head: list[str], rows: list[list[object]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return "\n".join([*lines, *("| " + " | ".join(str(c) for c in r) + " |" for r in rows)])
+
+
 def _failures_section(sets: list[Any]) -> str:
     rows = [[s.dataset, s.system, k, v] for s in sets for k, v in s.summary.excluded.items()]
     if not rows:
@@ -244,9 +265,10 @@ def build_reports(run_dir: Path, human: Path | None = None, prices: Path | None 
     if (run_dir / "judgements.jsonl").exists() and config.get("settings", {}).get("benchmark", "style") == "style":
         from voxeval.report._style_report import build_style_reports
 
-        return build_style_reports(run_dir, human)
+        return build_style_reports(run_dir, human, _prices(prices))
 
     data = load_run(run_dir)
+    usage_html, usage_md = usage_section(data.replies, _prices(prices))
     sets = data.sets
     t1 = table1_rows(sets)
     paired = paired_rows(sets)
@@ -279,6 +301,7 @@ def build_reports(run_dir: Path, human: Path | None = None, prices: Path | None 
         _table2_section(data),
         "<h2>Failed and excluded samples</h2>",
         _failures_section(sets),
+        usage_html,
     ]
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
@@ -294,7 +317,7 @@ def build_reports(run_dir: Path, human: Path | None = None, prices: Path | None 
             + "\n".join("| " + " | ".join(str(c) for c in r) + " |" for r in paired)
             + "\n"
         )
-    atomic_write_text(out["md"], md)
+    atomic_write_text(out["md"], md + usage_md)
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["table", *TABLE1_HEAD])

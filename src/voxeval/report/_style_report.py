@@ -20,9 +20,18 @@ def _ci(values: list[float]) -> str:
 
 
 def load_judgements(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """Judgement rows per system."""
+    """Judgement rows per system.
+
+    A style run keys its rows by ``key`` and names the ``system``; a ``voxeval judge`` folder keys them by the
+    VStyle ``id`` and names the ``model_name`` (with no dataset: one metadata file).
+    """
+    path = run_dir / "judgements.jsonl"
+    first = next((line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()), "{}")
+    vstyle = "key" not in json.loads(first)
     by_system: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in read_log(run_dir / "judgements.jsonl", "key").values():
+    for row in read_log(path, "id" if vstyle else "key").values():
+        if vstyle:
+            row = {"dataset": "", "system": row.get("model_name") or "", **row}
         by_system[row["system"]].append(row)
     return dict(by_system)
 
@@ -94,10 +103,17 @@ def _requirements_table(judged: dict[str, list[dict[str, Any]]]) -> list[list[ob
     ]
 
 
-def build_style_reports(run_dir: Path, human: Path | None = None) -> dict[str, Path]:
+def build_style_reports(
+    run_dir: Path, human: Path | None = None, prices: dict[str, Any] | None = None
+) -> dict[str, Path]:
     """``report.md``, ``report.html`` and ``tables.csv`` of a style run (or a ``voxeval judge`` output folder)."""
+    from voxeval.report._build import usage_section
+
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    systems = summary["systems"] if "systems" in summary else summary["models"]  # a `voxeval judge` summary
     judged = load_judgements(run_dir)
+    replies = read_log(run_dir / "replies.jsonl", "key") if (run_dir / "replies.jsonl").exists() else {}
+    usage_html, usage_md = usage_section(replies, prices)
     overall_rows = [
         [
             s,
@@ -107,7 +123,7 @@ def build_style_reports(run_dir: Path, human: Path | None = None) -> dict[str, P
             b.get("failed"),
             b.get("not_measured"),
         ]
-        for s, b in summary["systems"].items()
+        for s, b in systems.items()
     ]
     overall_head = ["system", "overall (VStyle-weighted)", "coverage", "ok", "failed", "not measured"]
     ability_head, ability_rows = _ability_table(summary, judged)
@@ -172,6 +188,7 @@ def build_style_reports(run_dir: Path, human: Path | None = None) -> dict[str, P
     sections += [
         "<h2>Failed and not-measured items</h2>",
         table(["system", "id", "status", "reason"], failures) if failures else "<p>None.</p>",
+        usage_html,
     ]
     agreement_md = ""
     if human is not None:
@@ -206,7 +223,7 @@ def build_style_reports(run_dir: Path, human: Path | None = None) -> dict[str, P
             md_table(PAIRED_HEAD, paired),
         ]
     )
-    atomic_write_text(out["md"], md + "\n" + agreement_md)
+    atomic_write_text(out["md"], md + "\n" + agreement_md + usage_md)
     import csv
     import io
 
