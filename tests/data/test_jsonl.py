@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from voxeval.data import AppendLog, read_jsonl
-from voxeval.data._jsonl import MAX_LINE_BYTES
 from voxeval.errors import InputError
+from voxeval.io._jsonl import MAX_LINE_BYTES
 
 
 def test_non_utf8_names_line(tmp_path) -> None:

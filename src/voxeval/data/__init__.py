@@ -1,7 +1,10 @@
-"""Datasets: the paper's row schema, JSONL reading and writing, and the built-in data."""
+"""Datasets: the paper's row schema and the built-in data (JSONL files and logs: :mod:`voxeval.io`, re-exported)."""
 
 from voxeval.data._builtin import Dataset, builtin_names, builtin_path, resolve_dataset
-from voxeval.data._jsonl import (
+from voxeval.data._load import load_gold, load_predictions
+from voxeval.data._paths import resolve_inside
+from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_id, parse_prediction
+from voxeval.io import (
     AppendLog,
     atomic_write_bytes,
     atomic_write_json,
@@ -11,9 +14,6 @@ from voxeval.data._jsonl import (
     read_jsonl,
     read_log,
 )
-from voxeval.data._load import load_gold, load_predictions
-from voxeval.data._paths import resolve_inside
-from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_id, parse_prediction
 
 __all__ = [
     "AppendLog",

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voxeval.data._jsonl import AppendLog
 from voxeval.data._schema import REQUIRED_GOLD_FIELDS, parse_gold
 from voxeval.errors import InputError, Location
+from voxeval.io import AppendLog
 from voxeval.prompts import fill, load_prompt
 from voxeval.structured import StructuredOutputFailed, complete_validated, extract_json_object
 

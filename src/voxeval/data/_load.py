@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from voxeval.data._jsonl import read_jsonl
 from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_prediction
 from voxeval.errors import InputError, Location
+from voxeval.io import read_jsonl
 
 
 def load_gold(path: str | Path) -> list[GoldSample]:

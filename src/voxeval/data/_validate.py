@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.acts import LABELS
-from voxeval.data._jsonl import read_jsonl
 from voxeval.data._schema import GoldSample, parse_gold
 from voxeval.errors import InputError, Location
+from voxeval.io import read_jsonl
 
 SUM_TOLERANCE = 1e-6
 """Stored importances must sum to 1 within this (the loader renormalises anyway; validation wants clean data)."""

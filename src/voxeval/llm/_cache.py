@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from voxeval.data import atomic_write_text
+from voxeval.io import atomic_write_text
 from voxeval.llm._provider import ChatModel
 from voxeval.llm._types import ChatRequest, ChatResponse, Usage
 from voxeval.paths import cache_dir

@@ -1,0 +1,25 @@
+"""Files voxeval writes: JSONL reading, atomic writes and append-only result logs (the lowest layer but errors)."""
+
+from voxeval.io._jsonl import (
+    AppendLog,
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_jsonl,
+    atomic_write_text,
+    dumps,
+    finite_or_none,
+    read_jsonl,
+    read_log,
+)
+
+__all__ = [
+    "AppendLog",
+    "atomic_write_bytes",
+    "atomic_write_json",
+    "atomic_write_jsonl",
+    "atomic_write_text",
+    "dumps",
+    "finite_or_none",
+    "read_jsonl",
+    "read_log",
+]
