@@ -51,7 +51,8 @@ def _text(text: str, root: str) -> str:
 def normalise(folder: Path, root: str) -> dict[str, Any]:
     """Every file of ``folder``: JSON scrubbed of volatile fields, JSONL rows sorted, binaries by hash."""
     out: dict[str, Any] = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    # Lock files (added with the stage runner) guard a folder while a command writes it; they hold no results.
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.endswith(".lock")):
         name = str(path.relative_to(folder))
         if path.suffix == ".jsonl":
             rows = [_scrub(json.loads(x), root) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]

@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from voxeval.acts import acts_to_json
-from voxeval.data import AppendLog, atomic_write_json, parse_id, read_jsonl, resolve_dataset
+from voxeval.annotate import AnnotationInput
+from voxeval.data import parse_id, resolve_dataset
 from voxeval.errors import InputError, Location
+from voxeval.io import atomic_write_json, read_jsonl, read_log
+from voxeval.run._annotations import AnnotateWorker
 
 ANNOTATOR_HELP = "offline | llm:MODEL_SPEC (e.g. llm:openai:gpt-5-nano, llm:gemini:gemini-2.5-flash) | gold[:DATASET]"
 
@@ -53,32 +56,59 @@ def field_text(row: dict[str, Any], dotted: str, where: Location) -> str:
     return value
 
 
-def _annotate(args: argparse.Namespace) -> int:
-    from voxeval.annotate import AnnotationFailed, AnnotationInput, annotator_from_spec
+def pred_row(row: dict[str, Any]) -> dict[str, Any]:
+    """An annotation row in the PRED format of ``voxeval score``: ``{id, steps}``, or the failure with its raw output.
 
-    items = []
+    >>> pred_row({"id": "s1", "status": "ok", "steps": [], "note": "empty reply"})
+    {'id': 's1', 'steps': []}
+    """
+    if row["status"] == "ok":
+        return {"id": row["id"], "steps": row["steps"]}
+    return {"id": row["id"], "status": "failed", "error": row.get("error"), "raw": row.get("raw")}
+
+
+@dataclass
+class PredWorker:
+    """Annotates one reply and writes it in the PRED format (the annotation stage of ``voxeval annotate``)."""
+
+    inner: AnnotateWorker
+    """The annotation stage's worker."""
+    cpu_bound: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cpu_bound = self.inner.cpu_bound
+
+    def setup(self) -> None:
+        """Set the annotator up."""
+        self.inner.setup()
+
+    async def __call__(self, payload: tuple[dict[str, Any], AnnotationInput]) -> list[dict[str, Any]]:
+        """One PRED row."""
+        return [pred_row(row) for row in await self.inner(payload)]
+
+
+def _annotate(args: argparse.Namespace) -> int:
+    from voxeval.annotate import annotator_from_spec
+    from voxeval.run._executor import Task
+    from voxeval.run._lock import RunLock
+    from voxeval.run._stage import Stage, run_stage
+
+    tasks = []
     for line, row in read_jsonl(args.inp):
         where = Location(str(args.inp), line)
         user = row.get("input", {}).get("text", "") if isinstance(row.get("input"), dict) else ""
-        items.append((parse_id(row, where), AnnotationInput(field_text(row, args.text_field, where), user)))
-    annotator = annotator_from_spec(args.annotator)
-    with AppendLog(args.out) as log:
-        todo = [(i, item) for i, item in items if i not in log.done]
-
-        async def run_all() -> None:
-            for sample_id, item in todo:
-                if not item.reply.strip():
-                    log.append({"id": sample_id, "steps": []})
-                    continue
-                try:
-                    result = await annotator.annotate(item)
-                except AnnotationFailed as exc:
-                    log.append({"id": sample_id, "status": "failed", "error": str(exc), "raw": exc.raw})
-                else:
-                    log.append({"id": sample_id, "steps": acts_to_json(result.acts)})
-
-        asyncio.run(run_all())
-    print(f"annotated {len(todo)} new row(s) ({len(items) - len(todo)} already in {args.out})")
+        sample_id = parse_id(row, where)
+        fields = {"id": sample_id}
+        tasks.append(
+            Task((sample_id,), (fields, AnnotationInput(field_text(row, args.text_field, where), user)), fields)
+        )
+    worker = PredWorker(AnnotateWorker(args.annotator, annotator_from_spec(args.annotator)))
+    stage = Stage(f"annotations {args.annotator}", args.out, key="id")
+    with RunLock(args.out.parent, f".{args.out.name}.lock"):
+        before = set(read_log(args.out)) if args.out.exists() else set()
+        asyncio.run(run_stage(stage, tasks, worker, limit=8))
+    todo = [t for t in tasks if t.keys[0] not in before]
+    print(f"annotated {len(todo)} new row(s) ({len(tasks) - len(todo)} already in {args.out})")
     return 0
 
 

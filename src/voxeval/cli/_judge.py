@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 from pathlib import Path
 from typing import Any
 
-from voxeval.data import AppendLog, atomic_write_json
 from voxeval.errors import ConfigError
+from voxeval.io import atomic_write_json, read_log
 
 JUDGE_HELP = (
     "acoustic (offline) | lalm:MODEL_SPEC, e.g. lalm:gemini:gemini-2.5-pro, lalm:openai:gpt-4o-audio-preview, "
@@ -80,50 +79,6 @@ def _check_config(out: Path, settings: dict[str, Any], judge: Any) -> None:
     atomic_write_json(path, {"settings": settings, "judge": judge.describe()})
 
 
-def _row(item: Any, judgement: Any) -> dict[str, Any]:
-    if judgement.id != item.id:
-        raise RuntimeError(f"judge {judgement.judge!r} answered item {item.id!r} with id {judgement.id!r}")
-    if judgement.model_name is None:
-        judgement = dataclasses.replace(judgement, model_name=item.model_name)
-    row: dict[str, Any] = judgement.to_json()
-    row.setdefault("meta", {})  # always present, so every row has the same keys
-    return row
-
-
-async def _judge_batches(
-    judge: Any, items: list[Any], todo: list[Any], root: Path, log: AppendLog, progress: Any
-) -> None:
-    """A batch judge (the acoustic judge) sees every reply of a model at once, as in ``voxeval run``."""
-    from voxeval.judge import read_response_audio
-
-    pending = {item.id for item in todo}
-    models = sorted({item.model_name or "" for item in todo})
-    for model in models:
-        mine = [item for item in items if (item.model_name or "") == model]
-        batch = [(item, await asyncio.to_thread(read_response_audio, item, root)) for item in mine]
-        for item, judgement in zip(mine, await judge.judge_batch(batch), strict=True):
-            if item.id in pending:
-                row = _row(item, judgement)
-                log.append(row)
-                progress.advance(failed=row["status"] != "ok")
-
-
-async def _judge_all(judge: Any, items: list[Any], root: Path, log: AppendLog, progress: Any) -> None:
-    from voxeval.judge import read_response_audio
-
-    limit = asyncio.Semaphore(max(1, int(getattr(judge, "concurrency", 1))))
-
-    async def one(item: Any) -> None:
-        async with limit:
-            audio = await asyncio.to_thread(read_response_audio, item, root)
-            judgement = await judge.judge(item, audio)
-        row = _row(item, judgement)
-        log.append(row)
-        progress.advance(failed=row["status"] != "ok")
-
-    await asyncio.gather(*(one(item) for item in items))
-
-
 def summarise(items: list[Any], rows: dict[str, dict[str, Any]], settings: dict[str, Any]) -> dict[str, Any]:
     """``summary.json``: weighted scores per model over the judgements of ``items`` (pure)."""
     from voxeval.judge import Judgement, scores_by_model, vstyle_scores
@@ -168,10 +123,25 @@ def _print_table(summary: dict[str, Any]) -> None:
         print(f"| {name} | {_fmt(scores['overall'])} | " + " | ".join(cells) + f" | {counts} |")
 
 
+def _entries(items: list[Any], root: Path) -> list[Any]:
+    from voxeval.data import resolve_inside
+    from voxeval.errors import Location
+    from voxeval.run._judgements import JudgeEntry
+
+    return [
+        JudgeEntry(
+            i.id, i, resolve_inside(root, i.response_audio, Location(i.response_audio, field=f"response of {i.id}"))
+        )
+        for i in items
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     """Handle ``voxeval judge``."""
     from voxeval.judge import read_vstyle
-    from voxeval.run._progress import StageProgress
+    from voxeval.run._judgements import JudgeWorker, judge_entries
+    from voxeval.run._lock import RunLock
+    from voxeval.run._stage import StageRun
 
     _positive("repeats", args.repeats)
     _positive("limit", args.limit)
@@ -180,18 +150,17 @@ def run(args: argparse.Namespace) -> int:
         items = items[: args.limit]
     judge = build_judge(args.judge, args.repeats)
     settings = {"judge": args.judge, "repeats": args.repeats}
-    _check_config(args.out, settings, judge)
-    with AppendLog(args.out / "judgements.jsonl") as log:
-        todo = [i for i in items if log.rows.get(i.id, {}).get("status", "failed") == "failed"]
-        with StageProgress("judge", len(todo)) as progress:
-            if hasattr(judge, "judge_batch"):
-                asyncio.run(_judge_batches(judge, items, todo, args.root, log, progress))
-            else:
-                asyncio.run(_judge_all(judge, todo, args.root, log, progress))
-        rows = dict(log.rows)
+    log = args.out / "judgements.jsonl"
+    with RunLock(args.out):
+        _check_config(args.out, settings, judge)
+        before = read_log(log) if log.exists() else {}
+        worker = JudgeWorker(args.judge, {} if args.repeats is None else {"repeats": args.repeats}, judge, True)
+        # A failed judgement is judged again on every rerun (the judge may have been unreachable).
+        rows = asyncio.run(judge_entries(log, _entries(items, args.root), worker, key="id", how=StageRun(True)))
+    todo = [i for i in items if before.get(i.id, {}).get("status", "failed") == "failed"]
     summary = summarise(items, rows, {**settings, "input": str(args.inp)})
     atomic_write_json(args.out / "summary.json", summary)
     _print_table(summary)
-    print(f"\njudged {len(todo)} response(s) ({len(items) - len(todo)} already in {args.out / 'judgements.jsonl'})")
-    print(f"wrote {args.out / 'judgements.jsonl'}, {args.out / 'summary.json'}")
+    print(f"\njudged {len(todo)} response(s) ({len(items) - len(todo)} already in {log})")
+    print(f"wrote {log}, {args.out / 'summary.json'}")
     return 0

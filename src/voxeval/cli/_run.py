@@ -53,6 +53,13 @@ def register(commands: Any) -> None:
     p.add_argument("--limit", type=int, help="only the first N samples of each dataset")
     p.add_argument("--retry-failed", action="store_true", help="re-attempt samples recorded as failed")
     p.add_argument("--concurrency", type=int, help="requests in flight per system (default: the system's own)")
+    p.add_argument(
+        "--executor",
+        choices=("async", "process"),
+        default="async",
+        help="where CPU-bound stages run (TTS, offline annotator, acoustic judge): async = in this process "
+        "(default), process = a pool of worker processes, one per core; network calls always run in-process",
+    )
     p.add_argument("--no-cache", action="store_true", help="do not reuse identical provider calls from the cache")
     p.add_argument("--dry-run", action="store_true", help="print what would be called, and an estimate; call nothing")
     p.add_argument("--system-prompt-file", type=Path, help="replace the Appendix B.1 system prompt")
@@ -125,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         use_cache=not args.no_cache,
         progress=not args.quiet,
+        executor=args.executor,
     )
     if args.benchmark == "style":
         return _run_style(settings, options, args)

@@ -33,7 +33,8 @@ def load_judgements(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
         if vstyle:
             row = {"dataset": "", "system": row.get("model_name") or "", **row}
         by_system[row["system"]].append(row)
-    return dict(by_system)
+    # Systems by name, rows by id: a report does not depend on the order judgements finished in.
+    return {s: sorted(rows, key=lambda r: (r["dataset"], r["id"])) for s, rows in sorted(by_system.items())}
 
 
 def _ability_table(

@@ -1,30 +1,65 @@
-"""Stage 3: annotate every reply with dialogue acts."""
+"""Stage 3: annotate replies with dialogue acts (for ``voxeval run`` and ``voxeval annotate``)."""
 
 from __future__ import annotations
 
-import asyncio
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from voxeval.acts import acts_to_json
 from voxeval.annotate import AnnotationFailed, AnnotationInput, Annotator
-from voxeval.data import AppendLog, Dataset
-from voxeval.run._progress import StageProgress
-from voxeval.run._replies import describe_error, reply_key
+from voxeval.data import Dataset
+from voxeval.run._executor import Row, Task
+from voxeval.run._replies import reply_key
+from voxeval.run._stage import Stage, StageRun, run_stage
 
 
-async def _annotate(annotator: Annotator, item: AnnotationInput, row: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"key": row["key"], "dataset": row["dataset"], "system": row["system"], "id": row["id"]}
-    if row["status"] == "empty":
+async def annotate_one(annotator: Annotator, item: AnnotationInput) -> Row:
+    """The annotation of one reply: ``ok`` with its steps, or ``failed`` with the raw output.
+
+    An annotator error other than :class:`AnnotationFailed` propagates: the stage runner records it.
+    """
+    if not item.reply.strip():
         # Nothing was said, so there is nothing to label: an empty act sequence, without calling the annotator.
-        return {**out, "status": "ok", "steps": [], "note": "empty reply"}
+        return {"status": "ok", "steps": [], "note": "empty reply"}
     try:
         annotation = await annotator.annotate(item)
     except AnnotationFailed as exc:
-        return {**out, "status": "failed", "error": str(exc), "raw": exc.raw, "attempts": exc.attempts}
-    except Exception as exc:  # recorded and listed, never scored
-        return {**out, "status": "failed", "error": describe_error(exc)}
-    return {**out, "status": "ok", "steps": acts_to_json(annotation.acts), "raw": annotation.raw, **annotation.meta}
+        return {"status": "failed", "error": str(exc), "raw": exc.raw, "attempts": exc.attempts}
+    return {"status": "ok", "steps": acts_to_json(annotation.acts), "raw": annotation.raw, **annotation.meta}
+
+
+@dataclass
+class AnnotateWorker:
+    """Annotates one reply; payload ``(fields, item)``: the row's identifying fields and the annotator's input.
+
+    Picklable for a process pool: the annotator is rebuilt from ``spec`` once per worker process.
+    """
+
+    spec: str
+    """Annotator spec (``offline``, ``llm:…``, ``gold``)."""
+    annotator: Annotator | None = None
+    """The annotator already built by the driver (not pickled)."""
+    cpu_bound: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cpu_bound = self.spec.split(":")[0] == "offline"  # a local model; others are network calls
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"spec": self.spec, "annotator": None, "cpu_bound": self.cpu_bound}
+
+    def setup(self) -> None:
+        """Build the annotator (load its model) unless the driver handed it over."""
+        if self.annotator is None:
+            from voxeval.annotate import annotator_from_spec
+
+            self.annotator = annotator_from_spec(self.spec)
+
+    async def __call__(self, payload: tuple[dict[str, Any], AnnotationInput]) -> list[Row]:
+        """One annotation row."""
+        fields, item = payload
+        assert self.annotator is not None, "setup() was not called"
+        return [{**fields, **await annotate_one(self.annotator, item)}]
 
 
 async def annotate_replies(
@@ -32,34 +67,24 @@ async def annotate_replies(
     datasets: list[Dataset],
     system_names: list[str],
     replies: dict[str, dict[str, Any]],
-    annotator: Annotator,
+    worker: AnnotateWorker,
     *,
-    retry_failed: bool = False,
+    how: StageRun | None = None,
     concurrency: int = 8,
-    progress: bool = True,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, Row]:
     """Annotate replies that have none yet (replies that failed are skipped: they have nothing to label)."""
-    with AppendLog(run_dir / "annotations.jsonl", key="key") as log:
-        todo = []
-        for dataset in datasets:
-            for system in system_names:
-                for sample in dataset.samples:
-                    key = reply_key(dataset.name, system, sample.id)
-                    reply = replies.get(key)
-                    previous = log.rows.get(key)
-                    if reply is None or reply["status"] == "failed":
-                        continue
-                    if previous is None or (retry_failed and previous.get("status") == "failed"):
-                        item = AnnotationInput(reply.get("text", ""), sample.input_text, sample.background)
-                        todo.append((item, reply))
-        limit = asyncio.Semaphore(concurrency)
-        with StageProgress(f"annotations {annotator.name}", len(todo), enabled=progress) as bar:
-
-            async def run_one(item: AnnotationInput, reply: dict[str, Any]) -> None:
-                async with limit:
-                    row = await _annotate(annotator, item, reply)
-                log.append(row)
-                bar.advance(failed=row["status"] == "failed")
-
-            await asyncio.gather(*(run_one(i, r) for i, r in todo))
-        return dict(log.rows)
+    tasks = []
+    for dataset in datasets:
+        for system in system_names:
+            for sample in dataset.samples:
+                key = reply_key(dataset.name, system, sample.id)
+                reply = replies.get(key)
+                if reply is None or reply["status"] == "failed":
+                    continue
+                fields = {"key": key, "dataset": dataset.name, "system": system, "id": sample.id}
+                item = AnnotationInput(reply.get("text", ""), sample.input_text, sample.background)
+                tasks.append(Task((key,), (fields, item), fields))
+    name = worker.annotator.name if worker.annotator else worker.spec
+    return await run_stage(
+        Stage(f"annotations {name}", run_dir / "annotations.jsonl"), tasks, worker, limit=concurrency, how=how
+    )

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from voxeval.data import AppendLog, Dataset, resolve_inside
+from voxeval.data import Dataset, resolve_inside
 from voxeval.errors import InputError, Location
-from voxeval.run._progress import StageProgress
+from voxeval.run._executor import Task
+from voxeval.run._stage import Stage, StageRun, run_stage
 
 INPUT_RATE = 24_000
 """Sample rate of benchmark input audio (spec 3.3)."""
@@ -92,7 +93,7 @@ def _dataset_audio(item: InputItem, run_dir: Path) -> dict[str, Any]:
 
 
 def _write_once(target: Path, data: bytes) -> None:
-    from voxeval.data import atomic_write_bytes
+    from voxeval.io import atomic_write_bytes
 
     if not target.exists():
         atomic_write_bytes(target, data)
@@ -125,46 +126,71 @@ def dataset_input_items(datasets: list[Dataset]) -> list[InputItem]:
     ]
 
 
+@dataclass
+class InputWorker:
+    """Makes one sample's input audio: converts the dataset's file, or synthesises the text (CPU-bound TTS).
+
+    Picklable: each worker process builds its TTS engines itself, once per engine spec.
+    """
+
+    run_dir: Path
+    """Run directory the audio is written into."""
+    tts_spec: str
+    """One engine spec, or ``auto`` for one engine per language."""
+    auto_engines: dict[str, str] = field(default_factory=dict)
+    """With ``auto``: engine spec per language (else the TTS package's default for the language)."""
+    cpu_bound: bool = True
+    _engines: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_engines": {}}
+
+    def setup(self) -> None:
+        """Engines are built on first use (a run may need none: every sample has audio)."""
+
+    def engine_for(self, language: str) -> Any:
+        """The engine that speaks ``language``."""
+        from voxeval.speech.tts import default_engine_spec, engine_from_spec
+
+        if self.tts_spec != "auto":
+            spec = self.tts_spec
+        else:
+            spec = self.auto_engines.get(language) or default_engine_spec([language])
+        if spec not in self._engines:
+            self._engines[spec] = engine_from_spec(spec)
+        return self._engines[spec]
+
+    async def __call__(self, item: InputItem) -> list[dict[str, Any]]:
+        """The ``inputs.jsonl`` row of one sample."""
+        if item.audio:
+            info = _dataset_audio(item, self.run_dir)
+        else:
+            info = _synthesised(item, self.engine_for(item.language), self.run_dir)
+        return [{"key": sample_key(item.dataset, item.id), "dataset": item.dataset, "id": item.id, **info}]
+
+
 def prepare_inputs(
     run_dir: Path,
     items: list[InputItem],
     tts_spec: str,
     *,
     auto_engines: dict[str, str] | None = None,
-    progress: bool = True,
+    how: StageRun | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Make sure every item has input audio; returns the ``inputs.jsonl`` rows by key.
 
     ``tts_spec`` names one engine, or ``auto`` for one engine per language: ``auto_engines[language]`` when
-    given, else the TTS package's default for that language.
+    given, else the TTS package's default for that language. An input that cannot be made stops the run.
     """
-    engines: dict[str, Any] = {}
+    import asyncio
 
-    def engine_for(language: str) -> Any:
-        from voxeval.speech.tts import default_engine_spec, engine_from_spec
-
-        if tts_spec != "auto":
-            spec = tts_spec
-        elif auto_engines and language in auto_engines:
-            spec = auto_engines[language]
-        else:
-            spec = default_engine_spec([language])
-        if spec not in engines:
-            engines[spec] = engine_from_spec(spec)
-        return engines[spec]
-
-    with AppendLog(run_dir / "inputs.jsonl", key="key") as log:
-        pending = [i for i in items if sample_key(i.dataset, i.id) not in log.done]
-        with StageProgress("inputs", len(pending), enabled=progress) as bar:
-            for item in pending:
-                info = (
-                    _dataset_audio(item, run_dir)
-                    if item.audio
-                    else _synthesised(item, engine_for(item.language), run_dir)
-                )
-                log.append({"key": sample_key(item.dataset, item.id), "dataset": item.dataset, "id": item.id, **info})
-                bar.advance()
-        return dict(log.rows)
+    how = how or StageRun()
+    worker = InputWorker(run_dir, tts_spec, dict(auto_engines or {}))
+    tasks = [Task((sample_key(i.dataset, i.id),), i) for i in items]
+    # Sequential in-process (engines are not shared across threads); a process pool runs one per process.
+    limit = getattr(how.cpu_executor, "processes", 1)
+    stage = Stage("inputs", run_dir / "inputs.jsonl", record_failures=False)
+    return asyncio.run(run_stage(stage, tasks, worker, limit=limit, how=how))
 
 
 def input_audio(run_dir: Path, row: dict[str, Any]) -> bytes:

@@ -12,11 +12,13 @@ from typing import Any, TypeVar
 from voxeval.acts import parse_acts
 from voxeval.data import Dataset, Prediction, resolve_dataset
 from voxeval.errors import Location
-from voxeval.run._annotations import annotate_replies
+from voxeval.run._annotations import AnnotateWorker, annotate_replies
 from voxeval.run._config import RunSettings, write_config
+from voxeval.run._executor import executor_from_name
 from voxeval.run._inputs import check_dataset_audio, dataset_input_items, prepare_inputs
 from voxeval.run._replies import dataset_reply_items, generate_replies, reply_key
 from voxeval.run._scoring import ScoredSet, score_predictions, write_score_outputs
+from voxeval.run._stage import StageRun
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,12 @@ class RunOptions:
     """Reuse identical provider calls from the request cache."""
     progress: bool = True
     """Show progress bars on stderr."""
+    executor: str = "async"
+    """Where CPU-bound stages run: ``async`` (in-process) or ``process`` (a process pool)."""
+
+    def stage_run(self) -> StageRun:
+        """The stage runner's options."""
+        return StageRun(self.retry_failed, self.progress, executor_from_name(self.executor))
 
 
 def load_datasets(settings: RunSettings, limit: int | None) -> list[Dataset]:
@@ -115,7 +123,7 @@ def build_components(use_cache: bool, build: Callable[[], T]) -> T:
         set_request_cache(previous)
 
 
-def run_da(settings: RunSettings, options: RunOptions, argv: list[str] | None = None) -> list[ScoredSet]:
+def _run_da(settings: RunSettings, options: RunOptions, argv: list[str] | None = None) -> list[ScoredSet]:
     """Run (or resume) the dialogue-act benchmark in ``options.out``."""
     from voxeval.annotate import annotator_from_spec
     from voxeval.llm import request_cache, set_request_cache
@@ -141,7 +149,8 @@ def run_da(settings: RunSettings, options: RunOptions, argv: list[str] | None = 
         limit=options.limit,
         argv=argv if argv is not None else sys.argv,
     )
-    inputs = prepare_inputs(options.out, dataset_input_items(datasets), settings.tts, progress=options.progress)
+    how = options.stage_run()
+    inputs = prepare_inputs(options.out, dataset_input_items(datasets), settings.tts, how=how)
     prompts = (settings.system_prompt, settings.user_prompt)
 
     async def stages() -> None:
@@ -151,19 +160,19 @@ def run_da(settings: RunSettings, options: RunOptions, argv: list[str] | None = 
             systems,
             inputs,
             prompts,
-            retry_failed=options.retry_failed,
+            how=how,
             concurrency=options.concurrency,
-            progress=options.progress,
         )
-        await annotate_replies(
-            options.out,
-            datasets,
-            [s.name for s in systems],
-            replies,
-            annotator,
-            retry_failed=options.retry_failed,
-            progress=options.progress,
-        )
+        worker = AnnotateWorker(settings.annotator, annotator)
+        await annotate_replies(options.out, datasets, [s.name for s in systems], replies, worker, how=how)
 
     asyncio.run(stages())
     return score_run(options.out, datasets, [s.name for s in systems])
+
+
+def run_da(settings: RunSettings, options: RunOptions, argv: list[str] | None = None) -> list[ScoredSet]:
+    """Run (or resume) the dialogue-act benchmark in ``options.out``, holding the run directory's lock."""
+    from voxeval.run._lock import RunLock
+
+    with RunLock(options.out):
+        return _run_da(settings, options, argv)

@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections import defaultdict
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from voxeval.data import AppendLog, atomic_write_json
+from voxeval.io import atomic_write_json
 from voxeval.run._config import RunSettings, write_config
 from voxeval.run._inputs import InputItem, input_audio, prepare_inputs
-from voxeval.run._progress import StageProgress
+from voxeval.run._judgements import JudgeEntry, JudgeWorker, judge_entries
 from voxeval.run._replies import ReplyItem, generate_replies, reply_key
+from voxeval.run._stage import StageRun
 
 INSTRUCTION_TTS = {"ja": "pyopenjtalk", "en": "espeak-ng:en-us", "zh": "espeak-ng:cmn-latn-pinyin"}
 """Engines that speak the instructions when ``--tts auto`` (the default for the style benchmark)."""
@@ -38,77 +40,31 @@ def load_items(settings: RunSettings, limit: int | None) -> list[tuple[str, Any,
     return picked
 
 
-def _no_audio(item: Any, system: str, reply: dict[str, Any], judge: Any) -> Any:
-    from voxeval.judge import Judgement
-
-    why = f"reply failed: {reply.get('error')}" if reply.get("status") == "failed" else "no reply audio"
-    return Judgement(item.id, item.ability, None, "failed", judge.name, system, reason=why)
-
-
-async def judge_replies(
+def judge_replies(
     run_dir: Path,
     items: list[tuple[str, Any, Path]],
     system_names: list[str],
     replies: dict[str, dict[str, Any]],
-    judge: Any,
+    worker: JudgeWorker,
     *,
-    retry_failed: bool,
-    progress: bool,
-) -> dict[str, dict[str, Any]]:
-    """Judge every reply that has none yet; replies without audio are recorded as failed judgements.
-
-    A judge with ``judge_batch`` (the acoustic judge) gets all of a system's spoken replies at once, so that
-    relative measures (volume against the system's other replies) use the whole set; only the judgements not
-    yet recorded are appended.
-    """
+    how: StageRun,
+) -> Awaitable[dict[str, dict[str, Any]]]:
+    """Judge every reply that has none yet; replies without audio are recorded as failed judgements."""
     from dataclasses import replace
 
-    with AppendLog(run_dir / "judgements.jsonl", key="key") as log:
-        pending: dict[str, list[tuple[str, str, Any, dict[str, Any]]]] = defaultdict(list)
-        spoken: dict[str, list[tuple[str, Any, dict[str, Any]]]] = defaultdict(list)
-        for set_name, item, _ in items:
-            for system in system_names:
-                key = reply_key(set_name, system, item.id)
-                reply, previous = replies.get(key), log.rows.get(key)
-                if reply is None:
-                    continue
-                styled = replace(item, model_name=system)
-                if reply.get("status") != "failed" and reply.get("audio"):
-                    spoken[system].append((key, styled, reply))
-                if previous is None or (retry_failed and previous.get("status") == "failed"):
-                    pending[system].append((key, set_name, styled, reply))
-        total = sum(len(v) for v in pending.values())
-        with StageProgress(f"judgements {judge.name}", total, enabled=progress) as bar:
-
-            def record(key: str, set_name: str, system: str, verdict: Any) -> None:
-                log.append({"key": key, "dataset": set_name, "system": system, **verdict.to_json()})
-                bar.advance(failed=verdict.status == "failed")
-
-            for system, todo in pending.items():
-                spoken_keys = {key for key, _, _ in spoken[system]}
-                for key, set_name, item, reply in todo:
-                    if key not in spoken_keys:
-                        record(key, set_name, system, _no_audio(item, system, reply, judge))
-                todo_spoken = [t for t in todo if t[0] in spoken_keys]
-                if not todo_spoken:
-                    continue
-                if hasattr(judge, "judge_batch"):
-                    batch = [(item, (run_dir / reply["audio"]).read_bytes()) for _, item, reply in spoken[system]]
-                    verdicts = dict(zip([k for k, _, _ in spoken[system]], await judge.judge_batch(batch), strict=True))
-                    for key, set_name, _, _ in todo_spoken:
-                        record(key, set_name, system, verdicts[key])
-                    continue
-                limit = asyncio.Semaphore(max(1, getattr(judge, "concurrency", 1)))
-
-                async def one(
-                    key: str, set_name: str, item: Any, reply: dict[str, Any], system: str = system, limit: Any = limit
-                ) -> None:
-                    async with limit:
-                        verdict = await judge.judge(item, (run_dir / reply["audio"]).read_bytes())
-                    record(key, set_name, system, verdict)
-
-                await asyncio.gather(*(one(*t) for t in todo_spoken))
-        return dict(log.rows)
+    entries = []
+    for set_name, item, _ in items:
+        for system in system_names:
+            key = reply_key(set_name, system, item.id)
+            reply = replies.get(key)
+            if reply is None:
+                continue
+            failed = reply.get("status") == "failed"
+            audio = run_dir / reply["audio"] if not failed and reply.get("audio") else None
+            why = f"reply failed: {reply.get('error')}" if failed else "no reply audio"
+            fields = {"key": key, "dataset": set_name, "system": system}
+            entries.append(JudgeEntry(key, replace(item, model_name=system), audio, fields, why))
+    return judge_entries(run_dir / "judgements.jsonl", entries, worker, how=how)
 
 
 def style_summary(run_dir: Path, judgements: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -135,7 +91,7 @@ def style_summary(run_dir: Path, judgements: dict[str, dict[str, Any]]) -> dict[
     return summary
 
 
-def run_style(settings: RunSettings, options: Any, argv: list[str] | None = None) -> dict[str, Any]:
+def _run_style(settings: RunSettings, options: Any, argv: list[str] | None = None) -> dict[str, Any]:
     """Run (or resume) the style benchmark in ``options.out``."""
     from voxeval.judge import judge_from_spec
     from voxeval.run._pipeline import build_components
@@ -158,12 +114,13 @@ def run_style(settings: RunSettings, options: Any, argv: list[str] | None = None
         limit=options.limit,
         argv=argv if argv is not None else sys.argv,
     )
+    how = options.stage_run()
     inputs = prepare_inputs(
         options.out,
         [InputItem(name, i.id, i.instruction, i.language) for name, i, _ in items],
         settings.tts,
         auto_engines=INSTRUCTION_TTS,
-        progress=options.progress,
+        how=how,
     )
 
     async def stages() -> dict[str, dict[str, Any]]:
@@ -173,21 +130,21 @@ def run_style(settings: RunSettings, options: Any, argv: list[str] | None = None
             systems,
             inputs,
             (settings.system_prompt, settings.user_prompt),
-            retry_failed=options.retry_failed,
+            how=how,
             concurrency=options.concurrency,
-            progress=options.progress,
         )
-        return await judge_replies(
-            options.out,
-            items,
-            [s.name for s in systems],
-            replies,
-            judge,
-            retry_failed=options.retry_failed,
-            progress=options.progress,
-        )
+        worker = JudgeWorker(settings.annotator, settings.extra.get("judge_options", {}), judge)
+        return await judge_replies(options.out, items, [s.name for s in systems], replies, worker, how=how)
 
     return style_summary(options.out, asyncio.run(stages()))
+
+
+def run_style(settings: RunSettings, options: Any, argv: list[str] | None = None) -> dict[str, Any]:
+    """Run (or resume) the style benchmark in ``options.out``, holding the run directory's lock."""
+    from voxeval.run._lock import RunLock
+
+    with RunLock(options.out):
+        return _run_style(settings, options, argv)
 
 
 __all__ = ["INSTRUCTION_TTS", "input_audio", "judge_replies", "load_items", "run_style", "style_summary"]
