@@ -14,7 +14,7 @@ from pathlib import Path
 
 from voxeval.data import builtin_path, dumps
 from voxeval.llm import set_request_cache
-from voxeval.run._inputs import InputItem, prepare_inputs
+from voxeval.run._inputs import InputItem, make_inputs
 from voxeval.run._replies import ReplyItem, generate_replies
 from voxeval.run._stage import StageRun
 from voxeval.systems import system_from_spec
@@ -27,7 +27,7 @@ def run_once(samples: int, latency: float, concurrency: int, work: Path) -> dict
     (work / "in.wav").write_bytes(silence_wav(0.3))
     items = [InputItem("bench", f"s{i:04d}", "x", audio="in.wav", root=work, source="bench") for i in range(samples)]
     run_dir = work / f"run-c{concurrency}"
-    inputs = prepare_inputs(run_dir, items, "pyopenjtalk", how=StageRun(progress=False))
+    inputs = asyncio.run(make_inputs(run_dir, items, "pyopenjtalk", how=StageRun(progress=False)))
     plan = FaultPlan(rate=1.0, random_faults=(Fault("latency", seconds=latency),))
     with MockServer(lambda endpoint, request: "はい、承知しました。", faults=plan) as srv:
         system = system_from_spec(f"openai-compat:bench@{srv.openai_base_url}?concurrency={concurrency}")

@@ -86,8 +86,8 @@ def normalise(steps: Sequence[Step]) -> Acts:
     An empty sequence stays empty: it means the reply performed no act (for a prediction, the model said
     nothing). Weights must already be validated as finite and non-negative.
 
-    >>> [s.importance for s in normalise([Step("Answer", 0.7), Step("Inform", 0.2)])]
-    [0.7777777777777778, 0.22222222222222224]
+    >>> [round(s.importance, 6) for s in normalise([Step("Answer", 0.7), Step("Inform", 0.2)])]
+    [0.777778, 0.222222]
     >>> [s.importance for s in normalise([Step("Answer", 0.0), Step("Inform", 0.0)])]
     [0.5, 0.5]
     """

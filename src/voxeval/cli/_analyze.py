@@ -28,7 +28,6 @@ def register(commands: Any) -> None:
     """Add ``analyze`` to the command parser."""
     p = commands.add_parser(
         "analyze",
-        help="measure F0, speaking rate, loudness, gender cues and prosody of audio files and map them to levels",
         description=(
             "Print the acoustic judge's measurements for each AUDIO file: F0 (median, 10th/90th percentile, "
             "variation), formants, loudness (LUFS), spectral balance, voiced fraction, speech time, speaking rate "

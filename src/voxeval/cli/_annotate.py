@@ -22,7 +22,6 @@ def register(commands: Any) -> None:
     """Add ``annotate`` and ``annotator-check``."""
     a = commands.add_parser(
         "annotate",
-        help="label replies in a JSONL file with dialogue acts (writes the PRED format of `voxeval score`)",
         description="Annotate the text in --text-field of each row. Output rows are {id, steps}; a reply that cannot "
         "be annotated is written as {id, status: failed, error, raw}. "
         "Rerunning resumes: ids already in --out are kept.",
@@ -32,10 +31,7 @@ def register(commands: Any) -> None:
     a.add_argument("--text-field", default="text", help="dotted path of the reply text, e.g. text or output.text")
     a.add_argument("--out", required=True, type=Path, help="output JSONL ({id, steps})")
     a.set_defaults(handler=_annotate)
-    c = commands.add_parser(
-        "annotator-check",
-        help="measure an annotator against gold dialogue acts (WED, WLCS, label accuracy, macro-F1, confusion)",
-    )
+    c = commands.add_parser("annotator-check")
     c.add_argument("--annotator", default="offline", help=ANNOTATOR_HELP)
     c.add_argument("--dataset", default="ja-assistant", help="built-in name or JSONL file with gold acts")
     c.add_argument("--split", default=None, help="only this split (e.g. test)")

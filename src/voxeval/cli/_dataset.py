@@ -13,7 +13,7 @@ from voxeval.data._validate import dataset_stats, validate_file
 
 def register(commands: Any) -> None:
     """Add the ``dataset`` command group."""
-    p = commands.add_parser("dataset", help="validate, describe and export datasets")
+    p = commands.add_parser("dataset")
     sub = p.add_subparsers(dest="dataset_command", metavar="ACTION", required=True)
     v = sub.add_parser(
         "validate",

@@ -16,7 +16,6 @@ def register(commands: Any) -> None:
 
     p = commands.add_parser(
         "generate",
-        help="generate single-turn assistant samples with an LLM (Appendix A prompt, validated JSON)",
         description="Each reply must be JSON in the paper's schema; an invalid one is retried with the validation "
         "error fed back, then recorded in OUT.failures.jsonl with its raw text. Near-duplicate inputs are dropped "
         "and recorded there too. Keys come from the environment only. Rerunning resumes.",

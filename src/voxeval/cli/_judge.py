@@ -20,7 +20,6 @@ def register(commands: Any) -> None:
     """Add ``judge`` to the command parser."""
     p = commands.add_parser(
         "judge",
-        help="score existing spoken responses for style adherence (VStyle format, 1-5 rubric, weighted summary)",
         description=(
             "Judge each response of a VStyle metadata file (rows: id, instruct_id, model_name, ability, "
             "instruct_text, response_audio_path, optional response_text) and write OUT/judgements.jsonl (one row "

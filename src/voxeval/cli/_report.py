@@ -14,7 +14,6 @@ def register(commands: Any) -> None:
     """Add ``report`` and ``compare``."""
     r = commands.add_parser(
         "report",
-        help="(re)build report.md, report.html and tables.csv of a run directory, finished or partial",
         description="Built only from what RUN_DIR holds. report.html is one self-contained file (figures embedded).",
     )
     r.add_argument("run_dir", type=Path)
@@ -23,7 +22,7 @@ def register(commands: Any) -> None:
         "--prices", type=Path, help='JSON {"SYSTEM": {"input_per_million": USD, "output_per_million": USD}} for cost'
     )
     r.set_defaults(handler=_report)
-    c = commands.add_parser("compare", help="what changed between two runs: per-sample wins/losses, significance")
+    c = commands.add_parser("compare")
     c.add_argument("run_a", type=Path)
     c.add_argument("run_b", type=Path)
     c.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
@@ -31,20 +30,19 @@ def register(commands: Any) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from voxeval.report._build import build_reports
+    from voxeval.benchmark import build_reports
 
-    if not (args.run_dir / "config.json").is_file():
-        raise InputError(Location(str(args.run_dir)), "not a run directory (no config.json)")
     for kind, path in build_reports(args.run_dir, args.human, args.prices).items():
         print(f"{kind}: {path}")
     return 0
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from voxeval.benchmark._da import load_run
     from voxeval.report._compare import compare_markdown, compare_runs
 
     try:
-        result = compare_runs(args.run_a, args.run_b)
+        result = compare_runs(load_run(args.run_a), load_run(args.run_b))
     except ValueError as exc:
         raise InputError(Location(f"{args.run_a} / {args.run_b}"), str(exc)) from None
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else compare_markdown(result), end="")

@@ -22,14 +22,13 @@ def register(commands: Any) -> None:
     """Add ``run``."""
     p = commands.add_parser(
         "run",
-        help="run a benchmark end to end (resumable): inputs → replies → annotations → scores → report",
         description=(
             "Run or resume a benchmark in RUN_DIR. Each stage appends results keyed by sample id to a JSONL log, "
             "so rerunning the same command does only the missing work; a run killed at any moment loses nothing "
             "that was written. Several --dataset and --system values form the experiment grid of Table 1."
         ),
     )
-    p.add_argument("--benchmark", choices=("da", "style"), default="da", help="benchmark to run (default: da)")
+    p.add_argument("--benchmark", default="da", help="benchmark to run: da (dialogue acts; default) | style")
     p.add_argument(
         "--dataset",
         action="append",
@@ -68,7 +67,7 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def _prompt(path: Path | None, default: str) -> str:
+def _prompt(path: Path | None, default: str | None) -> str | None:
     if path is None:
         return default
     try:
@@ -77,54 +76,34 @@ def _prompt(path: Path | None, default: str) -> str:
         raise ConfigError(f"cannot read prompt file {path}: {exc}") from None
 
 
-def settings_from_args(args: argparse.Namespace) -> Any:
-    """The run's result-determining settings from the command line."""
-    from voxeval.run import RunSettings
-    from voxeval.systems import default_prompts
+def request_from_args(args: argparse.Namespace) -> Any:
+    """What the command line asks for; the benchmark fills in its defaults."""
+    from voxeval.run import RunRequest
 
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
-    if args.benchmark == "style":
-        from voxeval.prompts import load_prompt
-
-        system_prompt = load_prompt("style/response_system.v1").text
-        user_prompt = load_prompt("style/response_user.v1").text
-        extra: dict[str, Any] = {}
-        if args.abilities:
-            extra["abilities"] = sorted(a.strip() for a in args.abilities.split(",") if a.strip())
-        if args.repeats != 1:
-            extra["judge_options"] = {"repeats": args.repeats}
-        return RunSettings(
-            benchmark="style",
-            datasets=tuple(args.dataset or ["acoustic-ja"]),
-            systems=tuple(args.system),
-            annotator=args.judge,
-            tts=args.tts or "auto",
-            system_prompt=_prompt(args.system_prompt_file, system_prompt),
-            user_prompt=_prompt(args.user_prompt_file, user_prompt),
-            extra=extra,
-        )
-    system_prompt, user_prompt = default_prompts()
-    return RunSettings(
-        benchmark=args.benchmark,
-        datasets=tuple(args.dataset or ["ja-assistant"]),
+    abilities = tuple(a.strip() for a in (args.abilities or "").split(",") if a.strip())
+    return RunRequest(
         systems=tuple(args.system),
+        datasets=tuple(args.dataset or ()),
         annotator=args.annotator,
-        tts=args.tts or "pyopenjtalk",
+        judge=args.judge,
+        abilities=abilities,
+        repeats=args.repeats,
+        tts=args.tts,
         split=args.split,
-        system_prompt=_prompt(args.system_prompt_file, system_prompt),
-        user_prompt=_prompt(args.user_prompt_file, user_prompt),
+        system_prompt=_prompt(args.system_prompt_file, None),
+        user_prompt=_prompt(args.user_prompt_file, None),
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``voxeval run``."""
-    from voxeval.report import table1_markdown
-    from voxeval.run import RunOptions, run_da
-    from voxeval.run._dryrun import dry_run
-    from voxeval.run._scoring import table_row
+    from voxeval.benchmark import get_benchmark
+    from voxeval.run import RunOptions, run_benchmark
 
-    settings = settings_from_args(args)
+    bench = get_benchmark(args.benchmark)
+    settings = bench.settings(request_from_args(args))
     options = RunOptions(
         out=args.out,
         limit=args.limit,
@@ -134,43 +113,12 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         executor=args.executor,
     )
-    if args.benchmark == "style":
-        return _run_style(settings, options, args)
     if args.dry_run:
-        print(json.dumps(dry_run(settings, options), ensure_ascii=False, indent=2))
-        return 0
-    sets = run_da(settings, options, argv=["voxeval", *sys.argv[1:]])
-    print(table1_markdown([table_row(s) for s in sets]))
-    failed = sum(len(s.summary.excluded) for s in sets)
-    if failed:
-        print(f"\n{failed} sample(s) failed or are unfinished and were excluded; see {args.out / 'report.md'}")
-    from voxeval.report._build import build_reports
-
-    paths = build_reports(args.out)
-    print(f"\nreport: {paths['html']}")
-    return 0
-
-
-def _run_style(settings: Any, options: Any, args: argparse.Namespace) -> int:
-    from voxeval.report._build import build_reports
-    from voxeval.run._style import load_items, run_style
-
-    if args.dry_run:
-        items = load_items(settings, options.limit)
-        plan = {
-            "items": len(items),
-            "systems": list(settings.systems),
-            "judge": settings.annotator,
-            "calls": len(items) * len(settings.systems),
-            "note": "nothing was called",
-        }
+        plan = bench.dry_run(settings, bench.plan(settings, options.limit), options.out)
         print(json.dumps(plan, ensure_ascii=False, indent=2))
         return 0
-    summary = run_style(settings, options, argv=["voxeval", *sys.argv[1:]])
-    print("| system | overall (VStyle-weighted) | judged ok | failed | not measured |\n|---|---:|---:|---:|---:|")
-    for name, block in summary["systems"].items():
-        overall = "—" if block["overall"] is None else f"{block['overall']:.3f}"
-        print(f"| {name} | {overall} | {block['ok']} | {block['failed']} | {block['not_measured']} |")
-    paths = build_reports(args.out)
+    summary = run_benchmark(bench, settings, options, argv=["voxeval", *sys.argv[1:]])
+    print(bench.table(summary, args.out))
+    paths = bench.report(args.out, None, None)
     print(f"\nreport: {paths['html']}")
     return 0

@@ -17,7 +17,6 @@ def register(commands: Any) -> None:
     """Add ``score`` to the command parser."""
     p = commands.add_parser(
         "score",
-        help="score predicted dialogue acts against gold (WLCS, WED and its breakdown)",
         description=(
             "Score predictions against gold dialogue-act sequences. GOLD rows follow the paper's schema "
             "(id, scenario_context, input, output, output_dialogue_acts.steps); PRED rows are "

@@ -17,7 +17,6 @@ def register(commands: Any) -> None:
     defaults = ", ".join(f"{lang}: {spec}" for lang, spec in DEFAULT_ENGINES.items())
     p = commands.add_parser(
         "synth",
-        help="render every row's input.text to 24 kHz / 16-bit / mono WAV with 120 ms of silence at both ends",
         description=(
             "Synthesise the user turns of DATASET (a built-in name or a JSONL file) into OUT/audio/<hash>.wav and "
             "write OUT/dataset.jsonl: the rows as read, with input.audio (relative to OUT) and input.synthesis "

@@ -1,5 +1,9 @@
-"""Reports: the spec's Table 1 and Table 2, in Markdown (HTML and statistics come later)."""
+"""Reports, built from the files of a run directory: Table 1 and 2, statistics, figures, Markdown, HTML and CSV.
 
+``report`` imports nothing from ``run``: a benchmark reads its run directory and hands the data over.
+"""
+
+from voxeval.report._load import RunData
 from voxeval.report._tables import (
     Representative,
     TableRow,
@@ -12,6 +16,7 @@ from voxeval.report._tables import (
 
 __all__ = [
     "Representative",
+    "RunData",
     "TableRow",
     "format_acts",
     "render_markdown",

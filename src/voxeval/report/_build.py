@@ -1,4 +1,4 @@
-"""``voxeval report``: Markdown, HTML, CSV and JSON reports of a dialogue-act run, built from its directory."""
+"""Markdown, HTML and CSV reports of a dialogue-act run, from the data its benchmark read from the run directory."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
 from voxeval.report._html import esc, figure, page, table
-from voxeval.report._load import RunData, load_run
+from voxeval.report._load import RunData
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
 from voxeval.report._tables import format_acts, render_markdown, representatives
 
@@ -107,7 +107,8 @@ PAIRED_HEAD = [
 ]
 
 
-def _prices(path: Path | None) -> dict[str, Any] | None:
+def read_prices(path: Path | None) -> dict[str, Any] | None:
+    """The prices file of ``voxeval report --prices`` (USD per million tokens per system), checked."""
     if path is None:
         return None
     import json
@@ -250,25 +251,12 @@ def _failures_section(sets: list[Any]) -> str:
     )
 
 
-def build_reports(run_dir: Path, human: Path | None = None, prices: Path | None = None) -> dict[str, Path]:
-    """Write ``report.md``, ``report.html`` and ``tables.csv`` for a run; returns their paths.
+def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dict[str, Path]:
+    """Write ``report.md``, ``report.html`` and ``tables.csv`` of a dialogue-act run; returns their paths."""
+    from voxeval.io import atomic_write_text
 
-    Style runs (and ``voxeval judge`` output folders) get the style report; ``human`` adds judge–human agreement.
-    """
-    import json
-
-    from voxeval.data import atomic_write_text
-    from voxeval.report._tables import TableRow
-
-    config_path = run_dir / "config.json"
-    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.exists() else {}
-    if (run_dir / "judgements.jsonl").exists() and config.get("settings", {}).get("benchmark", "style") == "style":
-        from voxeval.report._style_report import build_style_reports
-
-        return build_style_reports(run_dir, human, _prices(prices))
-
-    data = load_run(run_dir)
-    usage_html, usage_md = usage_section(data.replies, _prices(prices))
+    run_dir = data.run_dir
+    usage_html, usage_md = usage_section(data.replies, prices)
     sets = data.sets
     t1 = table1_rows(sets)
     paired = paired_rows(sets)
@@ -305,24 +293,26 @@ def build_reports(run_dir: Path, human: Path | None = None, prices: Path | None 
     ]
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
+    atomic_write_text(out["md"], _markdown(sets, paired) + usage_md)
+    atomic_write_text(out["csv"], _csv(t1, paired))
+    return out
+
+
+def _markdown(sets: list[Any], paired: list[list[object]]) -> str:
+    from voxeval.report._tables import TableRow
+
     reps = [r for s in sets for r in representatives(s.scores, {g.id: g for g in s.gold}, s.predictions, s.system)]
     md = render_markdown([TableRow(s.dataset, s.system, s.summary) for s in sets], reps)
     if paired:
-        md += (
-            "\n## Paired comparisons (WED, a − b)\n\n| "
-            + " | ".join(PAIRED_HEAD)
-            + " |\n|"
-            + "---|" * len(PAIRED_HEAD)
-            + "\n"
-            + "\n".join("| " + " | ".join(str(c) for c in r) + " |" for r in paired)
-            + "\n"
-        )
-    atomic_write_text(out["md"], md + usage_md)
+        md += "\n## Paired comparisons (WED, a − b)\n\n" + markdown_table(PAIRED_HEAD, paired) + "\n"
+    return md
+
+
+def _csv(t1: list[list[object]], paired: list[list[object]]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["table", *TABLE1_HEAD])
     writer.writerows(["table1", *r] for r in t1)
     writer.writerow(["table", *PAIRED_HEAD])
     writer.writerows(["paired", *r] for r in paired)
-    atomic_write_text(out["csv"], buf.getvalue())
-    return out
+    return buf.getvalue()

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from voxeval.report._load import load_run
+from voxeval.report._load import RunData
 from voxeval.report._stats import paired_test
 
 
@@ -16,9 +15,9 @@ def _pairs(sets_a: list[Any], sets_b: list[Any]) -> list[tuple[Any, Any]]:
     return [(a, by_b[(a.dataset, a.system)]) for a in sets_a if (a.dataset, a.system) in by_b]
 
 
-def compare_runs(run_a: Path, run_b: Path, *, top: int = 10) -> dict[str, Any]:
+def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10) -> dict[str, Any]:
     """Per-sample WED changes from A to B with a paired test, for each matching dataset × system."""
-    a_sets, b_sets = load_run(run_a).sets, load_run(run_b).sets
+    a_sets, b_sets = run_a.sets, run_b.sets
     if not a_sets or not b_sets:
         raise ValueError("a run has nothing scored")
     results = []
@@ -48,7 +47,7 @@ def compare_runs(run_a: Path, run_b: Path, *, top: int = 10) -> dict[str, Any]:
                 "largest_changes": [{"id": i, "wed_a": wa[i], "wed_b": wb[i]} for i in changes if wa[i] != wb[i]],
             }
         )
-    return {"run_a": str(run_a), "run_b": str(run_b), "comparisons": results}
+    return {"run_a": str(run_a.run_dir), "run_b": str(run_b.run_dir), "comparisons": results}
 
 
 def _effect(value: float | None) -> str:

@@ -104,18 +104,11 @@ def _requirements_table(judged: dict[str, list[dict[str, Any]]]) -> list[list[ob
     ]
 
 
-def build_style_reports(
-    run_dir: Path, human: Path | None = None, prices: dict[str, Any] | None = None
-) -> dict[str, Path]:
-    """``report.md``, ``report.html`` and ``tables.csv`` of a style run (or a ``voxeval judge`` output folder)."""
-    from voxeval.report._build import usage_section
+OVERALL_HEAD = ["system", "overall (VStyle-weighted)", "coverage", "ok", "failed", "not measured"]
 
-    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    systems = summary["systems"] if "systems" in summary else summary["models"]  # a `voxeval judge` summary
-    judged = load_judgements(run_dir)
-    replies = read_log(run_dir / "replies.jsonl", "key") if (run_dir / "replies.jsonl").exists() else {}
-    usage_html, usage_md = usage_section(replies, prices)
-    overall_rows = [
+
+def _overall_rows(systems: dict[str, Any]) -> list[list[object]]:
+    return [
         [
             s,
             "—" if b.get("overall") is None else f"{b['overall']:.3f}",
@@ -126,18 +119,10 @@ def build_style_reports(
         ]
         for s, b in systems.items()
     ]
-    overall_head = ["system", "overall (VStyle-weighted)", "coverage", "ok", "failed", "not measured"]
-    ability_head, ability_rows = _ability_table(summary, judged)
-    paired = _paired(judged)
-    sections = [
-        "<h2>Style scores</h2>",
-        table(overall_head, overall_rows),
-        '<p class="meta">Weights: each VStyle category 0.25; inside acoustic attributes, composite 0.125 and '
-        "the other six 0.125/6, renormalised over what was evaluated. Failed and not-measured items are "
-        "excluded from means and counted in coverage.</p>",
-        "<h2>Per ability</h2>",
-        table(ability_head, ability_rows),
-    ]
+
+
+def _ability_figures(judged: dict[str, list[dict[str, Any]]]) -> list[str]:
+    figures = []
     for system, rows in judged.items():
         means = defaultdict(list)
         for r in rows:
@@ -145,27 +130,14 @@ def build_style_reports(
                 means[r["ability"].split("/")[-1]].append(r["score"])
         if means:
             labels = sorted(means)
-            sections.append(
-                figure(
-                    plots.bars(
-                        labels,
-                        [sum(means[k]) / len(means[k]) for k in labels],
-                        f"{system}: mean score per ability",
-                        "score (1–5)",
-                    ),
-                    f"{system} per ability",
-                )
-            )
-    dist = [
-        [s, *(Counter(r["score"] for r in rows if r["status"] == "ok")[k] for k in range(1, 6))]
-        for s, rows in judged.items()
-    ]
-    sections += [
-        "<h2>Score distribution</h2>",
-        table(["system", "1", "2", "3", "4", "5"], dist, numeric=(1, 2, 3, 4, 5)),
-        "<h2>Paired comparisons</h2>",
-        table(PAIRED_HEAD, paired) if paired else "<p>One system only: nothing to compare.</p>",
-    ]
+            values = [sum(means[k]) / len(means[k]) for k in labels]
+            png = plots.bars(labels, values, f"{system}: mean score per ability", "score (1–5)")
+            figures.append(figure(png, f"{system} per ability"))
+    return figures
+
+
+def _spread_and_requirements(judged: dict[str, list[dict[str, Any]]]) -> list[str]:
+    sections = []
     spreads = [
         r["meta"]["std"] for rows in judged.values() for r in rows if (r.get("meta") or {}).get("std") is not None
     ]
@@ -186,57 +158,82 @@ def build_style_reports(
         for r in rows
         if r["status"] != "ok"
     ]
-    sections += [
-        "<h2>Failed and not-measured items</h2>",
-        table(["system", "id", "status", "reason"], failures) if failures else "<p>None.</p>",
-        usage_html,
-    ]
-    agreement_md = ""
-    if human is not None:
-        from voxeval.report._agreement import agreement, read_human_ratings
+    failed_table = table(["system", "id", "status", "reason"], failures) if failures else "<p>None.</p>"
+    return [*sections, "<h2>Failed and not-measured items</h2>", failed_table]
 
-        ratings = read_human_ratings(human)
-        result = {
-            s: agreement({r["id"]: r["score"] for r in rows if r["status"] == "ok"}, ratings)
-            for s, rows in judged.items()
-        }
-        sections += ["<h2>Judge–human agreement</h2>", f"<pre>{esc(json.dumps(result, indent=2))}</pre>"]
-        agreement_md = "\n## Judge–human agreement\n\n```json\n" + json.dumps(result, indent=2) + "\n```\n"
-    out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
-    atomic_write_text(out["html"], page("voxeval style report", sections, f"run <code>{esc(run_dir)}</code>"))
 
-    def md_table(head: list[str], rows: list[list[object]]) -> str:
-        return "\n".join(
-            [
-                "| " + " | ".join(head) + " |",
-                "|" + "---|" * len(head),
-                *("| " + " | ".join(str(c) for c in r) + " |" for r in rows),
-            ]
-        )
+def _agreement(judged: dict[str, list[dict[str, Any]]], human: Path | None) -> tuple[list[str], str]:
+    if human is None:
+        return [], ""
+    from voxeval.report._agreement import agreement, read_human_ratings
 
-    md = "\n\n".join(
-        [
-            "# voxeval style report",
-            md_table(overall_head, overall_rows),
-            "## Per ability",
-            md_table(ability_head, ability_rows),
-            "## Paired comparisons",
-            md_table(PAIRED_HEAD, paired),
-        ]
-    )
-    atomic_write_text(out["md"], md + "\n" + agreement_md + usage_md)
+    ratings = read_human_ratings(human)
+    result = {
+        s: agreement({r["id"]: r["score"] for r in rows if r["status"] == "ok"}, ratings) for s, rows in judged.items()
+    }
+    html = ["<h2>Judge–human agreement</h2>", f"<pre>{esc(json.dumps(result, indent=2))}</pre>"]
+    return html, "\n## Judge–human agreement\n\n```json\n" + json.dumps(result, indent=2) + "\n```\n"
+
+
+def _write_csv(path: Path, tables: list[tuple[str, list[str], list[list[object]]]]) -> None:
     import csv
     import io
 
     buf = io.StringIO()
     writer = csv.writer(buf)
-    writer.writerows(
+    for name, head, rows in tables:
+        writer.writerows([["table", *head], *([name, *r] for r in rows)])
+    atomic_write_text(path, buf.getvalue())
+
+
+def build_style_reports(
+    run_dir: Path, human: Path | None = None, prices: dict[str, Any] | None = None
+) -> dict[str, Path]:
+    """``report.md``, ``report.html`` and ``tables.csv`` of a style run (or a ``voxeval judge`` output folder)."""
+    from voxeval.report._build import markdown_table, usage_section
+
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    systems = summary["systems"] if "systems" in summary else summary["models"]  # a `voxeval judge` summary
+    judged = load_judgements(run_dir)
+    replies = read_log(run_dir / "replies.jsonl", "key") if (run_dir / "replies.jsonl").exists() else {}
+    usage_html, usage_md = usage_section(replies, prices)
+    overall_rows = _overall_rows(systems)
+    ability_head, ability_rows = _ability_table(summary, judged)
+    paired = _paired(judged)
+    dist = [
+        [s, *(Counter(r["score"] for r in rows if r["status"] == "ok")[k] for k in range(1, 6))]
+        for s, rows in judged.items()
+    ]
+    agreement_html, agreement_md = _agreement(judged, human)
+    sections = [
+        "<h2>Style scores</h2>",
+        table(OVERALL_HEAD, overall_rows),
+        '<p class="meta">Weights: each VStyle category 0.25; inside acoustic attributes, composite 0.125 and '
+        "the other six 0.125/6, renormalised over what was evaluated. Failed and not-measured items are "
+        "excluded from means and counted in coverage.</p>",
+        "<h2>Per ability</h2>",
+        table(ability_head, ability_rows),
+        *_ability_figures(judged),
+        "<h2>Score distribution</h2>",
+        table(["system", "1", "2", "3", "4", "5"], dist, numeric=(1, 2, 3, 4, 5)),
+        "<h2>Paired comparisons</h2>",
+        table(PAIRED_HEAD, paired) if paired else "<p>One system only: nothing to compare.</p>",
+        *_spread_and_requirements(judged),
+        *agreement_html,
+        usage_html,
+    ]
+    out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
+    atomic_write_text(out["html"], page("voxeval style report", sections, f"run <code>{esc(run_dir)}</code>"))
+    md = "\n\n".join(
         [
-            ["table", *overall_head],
-            *(["overall", *r] for r in overall_rows),
-            ["table", *ability_head],
-            *(["ability", *r] for r in ability_rows),
+            "# voxeval style report",
+            markdown_table(OVERALL_HEAD, overall_rows),
+            "## Per ability",
+            markdown_table(ability_head, ability_rows),
+            "## Paired comparisons",
+            markdown_table(PAIRED_HEAD, paired),
         ]
     )
-    atomic_write_text(out["csv"], buf.getvalue())
+    atomic_write_text(out["md"], md + "\n" + agreement_md + usage_md)
+    _write_csv(out["csv"], [("overall", OVERALL_HEAD, overall_rows), ("ability", ability_head, ability_rows)])
     return out

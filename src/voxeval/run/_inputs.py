@@ -169,7 +169,7 @@ class InputWorker:
         return [{"key": sample_key(item.dataset, item.id), "dataset": item.dataset, "id": item.id, **info}]
 
 
-def prepare_inputs(
+async def make_inputs(
     run_dir: Path,
     items: list[InputItem],
     tts_spec: str,
@@ -182,15 +182,13 @@ def prepare_inputs(
     ``tts_spec`` names one engine, or ``auto`` for one engine per language: ``auto_engines[language]`` when
     given, else the TTS package's default for that language. An input that cannot be made stops the run.
     """
-    import asyncio
-
     how = how or StageRun()
     worker = InputWorker(run_dir, tts_spec, dict(auto_engines or {}))
     tasks = [Task((sample_key(i.dataset, i.id),), i) for i in items]
     # Sequential in-process (engines are not shared across threads); a process pool runs one per process.
     limit = getattr(how.cpu_executor, "processes", 1)
     stage = Stage("inputs", run_dir / "inputs.jsonl", record_failures=False)
-    return asyncio.run(run_stage(stage, tasks, worker, limit=limit, how=how))
+    return await run_stage(stage, tasks, worker, limit=limit, how=how)
 
 
 def input_audio(run_dir: Path, row: dict[str, Any]) -> bytes:

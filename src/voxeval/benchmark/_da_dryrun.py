@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from voxeval.data import read_log
-from voxeval.run._config import RunSettings
+from voxeval.data import Dataset
+from voxeval.io import read_log
+from voxeval.run import RunSettings
 from voxeval.run._inputs import sample_key
-from voxeval.run._pipeline import RunOptions, load_datasets
 from voxeval.run._replies import reply_key
 
 SPEECH_CHARS_PER_SECOND = 7.0
@@ -20,17 +21,16 @@ def _done(path: Any) -> set[str]:
     return {k for k, r in read_log(path, "key").items() if r.get("status") != "failed"}
 
 
-def dry_run(settings: RunSettings, options: RunOptions) -> dict[str, Any]:
+def dry_run(settings: RunSettings, datasets: list[Dataset], run_dir: Path) -> dict[str, Any]:
     """The plan of a run: pending work per stage and system, with estimated audio seconds and tokens."""
-    datasets = load_datasets(settings, options.limit)
-    inputs_done = _done(options.out / "inputs.jsonl")
-    replies_done = _done(options.out / "replies.jsonl")
-    annotations_done = _done(options.out / "annotations.jsonl")
+    inputs_done = _done(run_dir / "inputs.jsonl")
+    replies_done = _done(run_dir / "replies.jsonl")
+    annotations_done = _done(run_dir / "annotations.jsonl")
     samples = [(d, s) for d in datasets for s in d.samples]
     to_synth = [s for d, s in samples if sample_key(d.name, s.id) not in inputs_done and s.audio is None]
     audio_s = sum(len(s.input_text) for _, s in samples) / SPEECH_CHARS_PER_SECOND + 0.24 * len(samples)
     plan: dict[str, Any] = {
-        "run_dir": str(options.out),
+        "run_dir": str(run_dir),
         "datasets": {d.name: len(d.samples) for d in datasets},
         "synthesise": {"engine": settings.tts, "pending": len(to_synth)},
         "systems": {},

@@ -1,0 +1,62 @@
+"""Benchmarks: the registry of what ``voxeval run --benchmark`` can run, and the report of any voxeval folder.
+
+A benchmark implements :class:`voxeval.run.Benchmark` and registers a factory here; the command line and the
+runner find it by name. Built in: ``da`` (dialogue acts, spec 003) and ``style`` (VStyle judge, spec 002).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from voxeval.errors import InputError, Location
+from voxeval.registry import Registry
+from voxeval.run import Benchmark
+
+benchmarks: Registry[Callable[[], Benchmark]] = Registry("benchmark")
+"""Benchmark factories by ``--benchmark`` name."""
+
+
+@benchmarks.register("da")
+def _da() -> Benchmark:
+    from voxeval.benchmark._da import DialogueActsBenchmark
+
+    return DialogueActsBenchmark()
+
+
+@benchmarks.register("style")
+def _style() -> Benchmark:
+    from voxeval.benchmark._style import StyleBenchmark
+
+    return StyleBenchmark()
+
+
+def get_benchmark(name: str) -> Benchmark:
+    """The benchmark registered as ``name``."""
+    return benchmarks.get(name)()
+
+
+def benchmark_of(run_dir: Path) -> Benchmark:
+    """The benchmark whose folder ``run_dir`` is: a run names it in ``config.json``; a ``voxeval judge`` folder is
+    a style folder."""
+    path = run_dir / "config.json"
+    if not path.is_file():
+        raise InputError(Location(str(run_dir)), "not a run directory (no config.json)")
+    config: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    settings = config.get("settings") or {}
+    name = settings.get("benchmark") or ("style" if "judge" in settings else None)
+    if name is None:
+        raise InputError(Location(str(path), field="settings.benchmark"), "missing: cannot tell which report to build")
+    return get_benchmark(name)
+
+
+def build_reports(run_dir: Path, human: Path | None = None, prices: Path | None = None) -> dict[str, Path]:
+    """Write the report files of any folder voxeval writes (a run, a ``voxeval judge`` folder)."""
+    from voxeval.report._build import read_prices
+
+    return benchmark_of(run_dir).report(run_dir, human, read_prices(prices))
+
+
+__all__ = ["benchmark_of", "benchmarks", "build_reports", "get_benchmark"]

@@ -1,0 +1,178 @@
+"""The style benchmark: instruction audio → spoken replies → judgements → VStyle-weighted scores."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from voxeval.io import atomic_write_json, read_log
+from voxeval.run import Plan, RunRequest, RunSettings, StageRun
+from voxeval.run._inputs import InputItem
+from voxeval.run._judgements import JudgeEntry, JudgeWorker, judge_entries
+from voxeval.run._replies import ReplyItem, reply_key
+
+INSTRUCTION_TTS = {"ja": "pyopenjtalk", "en": "espeak-ng:en-us", "zh": "espeak-ng:cmn-latn-pinyin"}
+"""Engines that speak the instructions when ``--tts auto`` (the default for the style benchmark)."""
+
+StyleEntry = tuple[str, Any, Path]
+"""(set name, style item, set file)."""
+
+
+def load_items(settings: RunSettings, limit: int | None) -> list[StyleEntry]:
+    """(set name, item, set file) of every style item; ``limit`` takes N per set, spread over abilities."""
+    from voxeval.judge._sets import load_style_set
+
+    abilities = settings.extra.get("abilities")
+    picked = []
+    for spec in settings.datasets:
+        style_set = load_style_set(spec)
+        items = [i for i in style_set.items if not abilities or i.sub_ability in abilities]
+        rank: dict[str, int] = defaultdict(int)
+        order = []
+        for item in items:
+            order.append((rank[item.ability], item))
+            rank[item.ability] += 1
+        # Round-robin over abilities, so that --limit keeps every ability represented.
+        spread = [item for _, item in sorted(order, key=lambda p: p[0])]
+        picked += [(style_set.name, item, style_set.path) for item in spread[: limit or None]]
+    return picked
+
+
+def judge_entries_of(
+    run_dir: Path, items: list[StyleEntry], systems: list[str], replies: dict[str, dict[str, Any]]
+) -> list[JudgeEntry]:
+    """One entry per reply; a reply without audio is judged ``failed`` with the reason."""
+    entries = []
+    for set_name, item, _ in items:
+        for system in systems:
+            key = reply_key(set_name, system, item.id)
+            reply = replies.get(key)
+            if reply is None:
+                continue
+            failed = reply.get("status") == "failed"
+            audio = run_dir / reply["audio"] if not failed and reply.get("audio") else None
+            why = f"reply failed: {reply.get('error')}" if failed else "no reply audio"
+            fields = {"key": key, "dataset": set_name, "system": system}
+            entries.append(JudgeEntry(key, replace(item, model_name=system), audio, fields, why))
+    return entries
+
+
+@dataclass
+class JudgeStage:
+    """The style benchmark's scoring stage: judge every spoken reply."""
+
+    worker: JudgeWorker
+    """The judge worker (with the judge built by the driver)."""
+    role: str = "judge"
+
+    def describe(self) -> dict[str, Any]:
+        """The judge's settings."""
+        assert self.worker.judge is not None
+        return self.worker.judge.describe()
+
+    async def stage(
+        self, run_dir: Path, plan: Plan, systems: list[str], replies: dict[str, Any], how: StageRun
+    ) -> dict[str, Any]:
+        """Judge every reply that has none yet."""
+        entries = judge_entries_of(run_dir, plan.items, systems, replies)
+        return await judge_entries(run_dir / "judgements.jsonl", entries, self.worker, how=how)
+
+
+def style_summary(run_dir: Path, judgements: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """VStyle-weighted scores per system (and per style set), written to ``summary.json``."""
+    from voxeval.judge import Judgement, vstyle_scores
+
+    by_system: dict[str, list[Judgement]] = defaultdict(list)
+    for row in judgements.values():
+        by_system[row["system"]].append(
+            Judgement(
+                row["id"],
+                row["ability"],
+                row["score"],
+                row["status"],
+                row["judge"],
+                row["system"],
+                row.get("attributes") or {},
+                row.get("raw"),
+                row.get("reason", ""),
+            )
+        )
+    summary = {"benchmark": "style", "systems": {s: vstyle_scores(j).to_json() for s, j in sorted(by_system.items())}}
+    atomic_write_json(run_dir / "summary.json", summary)
+    return summary
+
+
+class StyleBenchmark:
+    """How a system follows speaking-style instructions (VStyle's rubric and weights, spec 002)."""
+
+    name = "style"
+
+    def settings(self, request: RunRequest) -> RunSettings:
+        """Settings with the style prompts, ``acoustic-ja`` and one TTS engine per language by default."""
+        from voxeval.prompts import load_prompt
+
+        extra: dict[str, Any] = {}
+        if request.abilities:
+            extra["abilities"] = sorted(request.abilities)
+        if request.repeats != 1:
+            extra["judge_options"] = {"repeats": request.repeats}
+        return RunSettings(
+            benchmark=self.name,
+            datasets=request.datasets or ("acoustic-ja",),
+            systems=request.systems,
+            annotator=request.judge,
+            tts=request.tts or "auto",
+            system_prompt=request.system_prompt or load_prompt("style/response_system.v1").text,
+            user_prompt=request.user_prompt or load_prompt("style/response_user.v1").text,
+            extra=extra,
+        )
+
+    def plan(self, settings: RunSettings, limit: int | None) -> Plan:
+        """The style items (``limit`` per set, spread over abilities)."""
+        items = load_items(settings, limit)
+        return Plan(
+            inputs=[InputItem(name, i.id, i.instruction, i.language) for name, i, _ in items],
+            replies=[ReplyItem(name, i.id, i.instruction) for name, i, _ in items],
+            dataset_files={name: path for name, _, path in items},
+            items=items,
+            auto_tts=INSTRUCTION_TTS,
+        )
+
+    def scorer(self, settings: RunSettings) -> JudgeStage:
+        """The judge stage."""
+        from voxeval.judge import judge_from_spec
+
+        options = settings.extra.get("judge_options", {})
+        return JudgeStage(JudgeWorker(settings.annotator, options, judge_from_spec(settings.annotator, **options)))
+
+    def summarise(self, run_dir: Path, plan: Plan, systems: list[str]) -> dict[str, Any]:
+        """VStyle-weighted scores per system from ``judgements.jsonl``."""
+        return style_summary(run_dir, read_log(run_dir / "judgements.jsonl", "key"))
+
+    def table(self, summary: dict[str, Any], run_dir: Path) -> str:
+        """Overall score and counts per system."""
+        lines = [
+            "| system | overall (VStyle-weighted) | judged ok | failed | not measured |\n|---|---:|---:|---:|---:|"
+        ]
+        for name, block in summary["systems"].items():
+            overall = "—" if block["overall"] is None else f"{block['overall']:.3f}"
+            lines.append(f"| {name} | {overall} | {block['ok']} | {block['failed']} | {block['not_measured']} |")
+        return "\n".join(lines)
+
+    def dry_run(self, settings: RunSettings, plan: Plan, run_dir: Path) -> dict[str, Any]:
+        """Items, systems and calls."""
+        return {
+            "items": len(plan.items),
+            "systems": list(settings.systems),
+            "judge": settings.annotator,
+            "calls": len(plan.items) * len(settings.systems),
+            "note": "nothing was called",
+        }
+
+    def report(self, run_dir: Path, human: Path | None, prices: dict[str, Any] | None) -> dict[str, Path]:
+        """The style report (also of a ``voxeval judge`` folder)."""
+        from voxeval.report._style_report import build_style_reports
+
+        return build_style_reports(run_dir, human, prices)
