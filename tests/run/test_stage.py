@@ -104,3 +104,16 @@ def test_two_runs_on_one_folder_do_not_both_work(tmp_path, capsys) -> None:
         assert main([*args, "--annotator", "gold", "--out", str(out), "--quiet"]) == 2
     assert "is in use by pid" in capsys.readouterr().err
     assert not (out / "replies.jsonl").exists()
+
+
+def test_a_run_with_the_process_executor_writes_what_the_async_one_writes(tmp_path) -> None:
+    from voxeval.cli import main
+
+    def run(out: Path, executor: str) -> dict[str, dict]:
+        args = ["run", "--dataset", "ja-assistant", "--limit", "3", "--system", "python:tests.run.doubles:echo_gold"]
+        assert main([*args, "--annotator", "gold", "--out", str(out), "--quiet", "--executor", executor]) == 0
+        return {r["id"]: r for r in lines(out / "scores.jsonl")}
+
+    assert run(tmp_path / "process", "process") == run(tmp_path / "async", "async")
+    made = {r["key"]: r["audio"] for r in lines(tmp_path / "process" / "inputs.jsonl")}
+    assert made == {r["key"]: r["audio"] for r in lines(tmp_path / "async" / "inputs.jsonl")}
