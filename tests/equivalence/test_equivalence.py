@@ -21,6 +21,7 @@ CHANGED: dict[tuple[str, str], str] = {
     ("run-da", "report.md"): USAGE,
     ("run-style", "report.html"): USAGE,
     ("run-style", "report.md"): USAGE,
+    ("score", "config.json"): "new: records the gold and prediction files, so `voxeval report` can rebuild the folder",
 }
 """(command, file) whose content may differ from ``before.json``, and why."""
 

@@ -173,3 +173,13 @@ def test_prices_file_adds_the_cost_column(tmp_path, capsys) -> None:
     assert "Usage and cost" in html and cost in html and cost in md
     assert main(["report", str(out)]) == 0
     assert cost not in (out / "report.html").read_text(encoding="utf-8")  # no prices, no cost
+
+
+def test_report_rebuilds_a_score_folder(paper_files, tmp_path) -> None:
+    gold, pred = paper_files
+    out = tmp_path / "score"
+    assert main(["score", "--gold", str(gold), "--pred", str(pred), "--out", str(out)]) == 0
+    assert main(["report", str(out)]) == 0
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "Table 1" in html and "10分のタイマーをセットして" in html
+    assert "| gold | pred | 5 |" in (out / "report.md").read_text(encoding="utf-8")

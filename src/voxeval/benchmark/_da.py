@@ -77,12 +77,41 @@ def score_run(run_dir: Path, datasets: list[Dataset], system_names: list[str]) -
     return sets
 
 
+SCORE_SETTINGS = ("gold", "pred", "dataset", "system", "ignore_extra")
+"""What ``voxeval score`` records in its folder's ``config.json``, so ``voxeval report`` can rebuild it."""
+
+
+def score_config(settings: dict[str, Any]) -> dict[str, Any]:
+    """The ``config.json`` of a ``voxeval score`` folder (the gold and prediction files with their hashes)."""
+    from voxeval import __version__
+    from voxeval.paths import sha256_file
+
+    files = {name: {"path": settings[name], "sha256": sha256_file(Path(settings[name]))} for name in ("gold", "pred")}
+    return {"voxeval_version": __version__, "settings": {"benchmark": "da", **settings}, "files": files}
+
+
+def _load_scored(run_dir: Path, config: dict[str, Any]) -> RunData:
+    from voxeval.data import load_gold, load_predictions
+
+    s = config["settings"]
+    scored = score_predictions(
+        load_gold(s["gold"]), load_predictions(s["pred"]), dataset=s["dataset"], system=s["system"],
+        ignore_extra=s["ignore_extra"], pred_source=s["pred"],
+    )  # fmt: skip
+    return RunData(run_dir, config, [scored], {})
+
+
 def load_run(run_dir: Path) -> RunData:
-    """Read ``config.json`` and the stage logs of a dialogue-act run and score them (the run is not modified)."""
+    """Read ``config.json`` and the logs of a dialogue-act run (or ``voxeval score`` folder) and score them.
+
+    Nothing in the folder is modified.
+    """
     path = run_dir / "config.json"
     if not path.is_file():
         raise InputError(Location(str(run_dir)), "not a run directory (no config.json)")
     config = json.loads(path.read_text(encoding="utf-8"))
+    if "gold" in config["settings"]:
+        return _load_scored(run_dir, config)
     raw = dict(config["settings"])
     for key in ("datasets", "systems"):
         raw[key] = tuple(raw[key])

@@ -35,6 +35,15 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=run)
 
 
+def _write_config(args: argparse.Namespace, dataset: str, system: str) -> None:
+    """Record the inputs, so that ``voxeval report OUT`` can rebuild the folder's report."""
+    from voxeval.benchmark._da import score_config
+    from voxeval.io import atomic_write_json
+
+    settings = {"gold": str(args.gold), "pred": str(args.pred), "dataset": dataset, "system": system}
+    atomic_write_json(args.out / "config.json", score_config({**settings, "ignore_extra": args.ignore_extra}))
+
+
 def run(args: argparse.Namespace) -> int:
     """Handle ``voxeval score``."""
     gold = load_gold(args.gold)
@@ -48,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         pred_source=str(args.pred),
     )
     write_score_outputs(args.out, [scored])
+    _write_config(args, scored.dataset, scored.system)
     if args.json:
         print(
             json.dumps(

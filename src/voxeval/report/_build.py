@@ -264,7 +264,7 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     cfg = data.config
     meta = (
         f"run <code>{esc(run_dir)}</code> · voxeval {esc(cfg.get('voxeval_version'))} · annotator "
-        f"<code>{esc(cfg['settings'].get('annotator'))}</code> · updated {esc(cfg.get('updated'))}"
+        f"<code>{esc(cfg['settings'].get('annotator', '—'))}</code> · updated {esc(cfg.get('updated', '—'))}"
     )
     scored = [s for s in sets if s.scores]
     sections = [
