@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from voxeval.judge import parse_requirements
-from voxeval.judge._task import read_task, style_text
+from voxeval.style._task import read_task, style_text
 
 CORPUS = [json.loads(line) for line in (Path(__file__).parent / "data" / "instructions_heldout.jsonl").open()]
 

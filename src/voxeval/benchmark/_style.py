@@ -22,7 +22,7 @@ StyleEntry = tuple[str, Any, Path]
 
 def load_items(settings: RunSettings, limit: int | None) -> list[StyleEntry]:
     """(set name, item, set file) of every style item; ``limit`` takes N per set, spread over abilities."""
-    from voxeval.judge._sets import load_style_set
+    from voxeval.style._sets import load_style_set
 
     abilities = settings.extra.get("abilities")
     picked = []

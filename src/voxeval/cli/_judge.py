@@ -137,10 +137,10 @@ def _entries(items: list[Any], root: Path) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``voxeval judge``."""
-    from voxeval.judge import read_vstyle
     from voxeval.run._judgements import JudgeWorker, judge_entries
     from voxeval.run._lock import RunLock
     from voxeval.run._stage import StageRun
+    from voxeval.style import read_vstyle
 
     _positive("repeats", args.repeats)
     _positive("limit", args.limit)

@@ -1,24 +1,15 @@
-"""Style judges: the spec's audio-LLM judge and the offline acoustic judge."""
+"""Style judges: the spec's audio-LLM judge and the offline acoustic judge.
+
+The style items they judge live in :mod:`voxeval.style` and VStyle's weighting in :mod:`voxeval.metrics._vstyle`;
+both are re-exported here for existing callers.
+"""
 
 from voxeval.judge._acoustic import AcousticJudge as AcousticJudge  # importing registers ``acoustic``
 from voxeval.judge._judging import INSTRUCTION_TYPES, combine_repeats, instruction_type, prompt_for
 from voxeval.judge._lalm import LalmJudge, audio_mime  # importing registers the ``lalm`` judge
 from voxeval.judge._parse import JudgeParseError, ParsedJudgement, parse_attributes, parse_judgement
 from voxeval.judge._protocol import StyleJudge, judge_from_spec, judges
-from voxeval.judge._requirements import parse_requirements
-from voxeval.judge._task import Task, read_task, style_text
-from voxeval.judge._types import (
-    ABILITY_WEIGHTS_ACOUSTIC,
-    ATTRIBUTES,
-    LEVELS,
-    ORDINAL,
-    SEED_VALUES_ZH,
-    Attribute,
-    Judgement,
-    StyleItem,
-)
-from voxeval.judge._vstyle import detect_language, parse_vstyle_row, read_response_audio, read_vstyle
-from voxeval.judge._weights import (
+from voxeval.metrics._vstyle import (
     ABILITIES,
     ABILITY_WEIGHTS,
     TAXONOMY,
@@ -27,6 +18,24 @@ from voxeval.judge._weights import (
     VStyleScores,
     scores_by_model,
     vstyle_scores,
+)
+from voxeval.style import (
+    ABILITY_WEIGHTS_ACOUSTIC,
+    ATTRIBUTES,
+    LEVELS,
+    ORDINAL,
+    SEED_VALUES_ZH,
+    Attribute,
+    Judgement,
+    StyleItem,
+    Task,
+    detect_language,
+    parse_requirements,
+    parse_vstyle_row,
+    read_response_audio,
+    read_task,
+    read_vstyle,
+    style_text,
 )
 
 __all__ = [

@@ -20,7 +20,6 @@ from voxeval.errors import ConfigError, InputError, Location
 from voxeval.judge._acoustic_decide import decide
 from voxeval.judge._protocol import judges
 from voxeval.judge._rubric import RubricInput, apply_rubric
-from voxeval.judge._types import Judgement, StyleItem
 from voxeval.speech.acoustics import (
     THRESHOLDS,
     Analysis,
@@ -32,6 +31,7 @@ from voxeval.speech.acoustics import (
 )
 from voxeval.speech.asr import ASREngine, asr_from_spec
 from voxeval.speech.audio import SilentAudioError
+from voxeval.style._types import Judgement, StyleItem
 
 JUDGE_NAME = "acoustic"
 """Registered name and the ``judge`` field of every judgement."""

@@ -6,7 +6,6 @@ from typing import Any
 
 from voxeval.judge._content import ContentResult, check_content, check_language
 from voxeval.judge._rubric import RubricInput, RubricResult, Verdict, apply_rubric, requirement_verdict
-from voxeval.judge._types import LEVELS, StyleItem
 from voxeval.speech.acoustics import (
     THRESHOLDS,
     Analysis,
@@ -22,6 +21,7 @@ from voxeval.speech.acoustics import (
     read_speed,
     read_volume,
 )
+from voxeval.style._types import LEVELS, StyleItem
 
 NOT_MEASURABLE = {"emotion": "no offline emotion model", "age": "only child vs adult is measurable offline"}
 """Why a requirement cannot be measured offline."""

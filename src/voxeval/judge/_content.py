@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from voxeval.speech.acoustics import (
-    EN_ONES,
-    EN_TENS,
     THRESHOLDS,
     Thresholds,
     english_words,
@@ -23,6 +21,7 @@ from voxeval.speech.acoustics import (
     normalise,
     spell_numbers,
 )
+from voxeval.style._numbers import EN_NUMBER, EN_SCALE, EN_TENS_VALUE, NUMERALS, numbers_in
 
 ContentVerdict = Literal["compliant", "non_compliant", "not_checked"]
 """Content compliance: the rubric's two results, plus ``not_checked`` for open tasks."""
@@ -38,14 +37,6 @@ ZH_FILLERS = frozenset("啊呀哦噢嗯呃哎诶欸唉哇喔嘿哈")
 """Chinese interjection characters (only free when inserted; in the required content they must be said)."""
 JA_FILLER_POS = frozenset({"フィラー", "感動詞"})
 """Open JTalk parts of speech of fillers and interjections."""
-
-_EN_NUMBER = {w: i for i, w in enumerate(EN_ONES)}
-_EN_TENS = {w: 10 * i for i, w in enumerate(EN_TENS) if i >= 2}
-_EN_SCALE = {"hundred": 100, "thousand": 1000}
-_ZH_NUM = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
-_ZH_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10_000}
-_NUMERALS = "零〇一二两三四五六七八九十百千万"
-_NUMBER_TOKEN = re.compile(rf"\d+|[{_NUMERALS}]+|[a-z]+|[^\W\d_a-z{_NUMERALS}]+")
 
 
 @dataclass(frozen=True)
@@ -131,73 +122,11 @@ def align(ref: list[Token], hyp: list[Token]) -> tuple[float, int, int]:
     return prev[end], start[end], end
 
 
-def _joins(current: int, value: int) -> bool:
-    """``twenty`` + ``one``, ``one hundred`` + ``five``: the word continues the number being read."""
-    return (current % 100 >= 20 and current % 10 == 0 and value < 10) or (
-        current >= 100 and current % 100 == 0 and value < 100
-    )
-
-
-def _en_numbers(words: list[str]) -> list[int | None]:
-    out: list[int | None] = []
-    current: int | None = None
-    for w in words:
-        value = _EN_NUMBER.get(w, _EN_TENS.get(w))
-        if value is not None and current is not None and _joins(current, value):
-            current += value
-        elif value is not None:
-            out.extend([] if current is None else [current])
-            current = value
-        elif w in _EN_SCALE and current is not None:
-            current *= _EN_SCALE[w]
-        elif w == "and" and current is not None and current >= 100:
-            continue
-        else:
-            out.extend([] if current is None else [current])
-            out.append(None)
-            current = None
-    return out + ([] if current is None else [current])
-
-
-def _zh_number(run: str) -> list[int]:
-    if not any(ch in _ZH_UNIT for ch in run):
-        return [_ZH_NUM[ch] for ch in run]  # 一二三 is a list of digits
-    total, section, digit = 0, 0, 0
-    for ch in run:
-        if ch in _ZH_NUM:
-            digit = _ZH_NUM[ch]
-        elif ch == "万":
-            total, section, digit = (total + section + digit) * 10_000, 0, 0
-        else:
-            section += (digit or 1) * _ZH_UNIT[ch]
-            digit = 0
-    return [total + section + digit]
-
-
-def numbers_in(text: str, language: str) -> list[int | None]:
-    """Numbers said in ``text`` in order (None marks a non-number word between them)."""
-    out: list[int | None] = []
-    words: list[str] = []
-    for piece in _NUMBER_TOKEN.findall(normalise(text)):
-        if piece.isascii() and piece.isalpha():
-            words.append(piece)
-            continue
-        out.extend(_en_numbers(words))
-        words = []
-        if piece.isdigit():
-            out.append(int(piece))
-        elif piece[0] in _NUMERALS:
-            out.extend(_zh_number(piece))
-        else:
-            out.append(None)  # other words separate counted runs
-    return out + _en_numbers(words)
-
-
 def _counting(required: str, heard: str, language: str) -> ContentResult | None:
     """Counting / number-list content: the reply must say exactly the required numbers in order."""
     want = numbers_in(required, language)
-    number_words = "|".join(sorted({*_EN_NUMBER, *_EN_TENS, *_EN_SCALE, "and"}, key=len, reverse=True))
-    rest = re.sub(rf"\b(?:{number_words})\b|[\W\d_{_NUMERALS}]", "", normalise(required))
+    number_words = "|".join(sorted({*EN_NUMBER, *EN_TENS_VALUE, *EN_SCALE, "and"}, key=len, reverse=True))
+    rest = re.sub(rf"\b(?:{number_words})\b|[\W\d_{NUMERALS}]", "", normalise(required))
     if len(want) < 2 or None in want or rest:
         return None
     said = numbers_in(heard, language)

@@ -7,7 +7,7 @@ import statistics
 from dataclasses import replace
 from typing import Any
 
-from voxeval.judge._types import Judgement, Status
+from voxeval.style._types import Judgement, Status
 
 PROMPT_BY_LANGUAGE: dict[str, str] = {
     "zh": "style/judge_acoustic.zh-values.v1",

@@ -25,8 +25,8 @@ from voxeval.judge._judging import (
 )
 from voxeval.judge._parse import JudgeParseError, parse_judgement
 from voxeval.judge._protocol import judges
-from voxeval.judge._types import Judgement, StyleItem
 from voxeval.prompts import Prompt, fill, load_prompt
+from voxeval.style._types import Judgement, StyleItem
 
 if TYPE_CHECKING:
     from voxeval.llm import AudioInput, ChatModel, ChatRequest, ChatResponse, ModelSpec

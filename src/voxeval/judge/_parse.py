@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from voxeval.judge._types import LEVELS, SEED_VALUES_ZH
+from voxeval.style._types import LEVELS, SEED_VALUES_ZH
 
 
 class JudgeParseError(ValueError):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from voxeval.judge._types import Judgement, StyleItem
 from voxeval.registry import Registry
+from voxeval.style._types import Judgement, StyleItem
 
 
 class StyleJudge(Protocol):

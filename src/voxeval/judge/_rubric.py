@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from voxeval.judge._content import ContentVerdict
-from voxeval.judge._types import LEVELS, ORDINAL, Status
+from voxeval.style._types import LEVELS, ORDINAL, Status
 
 Verdict = Literal["met", "partly", "not_met", "not_measured"]
 """How one style requirement fared."""

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from voxeval.judge import Judgement, StyleItem, StyleJudge
+from voxeval.judge import StyleJudge
 from voxeval.run._executor import Row, Task
 from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
+from voxeval.style import Judgement, StyleItem
 
 
 @dataclass(frozen=True)

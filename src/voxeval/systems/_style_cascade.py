@@ -161,8 +161,8 @@ class StyleCascade:
 
     async def respond(self, turn: Turn) -> Reply:
         """ASR → content → (style) → TTS."""
-        from voxeval.judge import parse_requirements
         from voxeval.speech.audio import to_input_format
+        from voxeval.style import parse_requirements
 
         heard = await asyncio.to_thread(self._asr.transcribe, turn.audio, None)
         language = heard.language if heard.language in VOICES else "en"

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from voxeval.judge._types import ATTRIBUTES, LEVELS
+from voxeval.style._types import ATTRIBUTES, LEVELS
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from typing import Any
 
 from voxeval.data import read_jsonl, resolve_inside
 from voxeval.errors import InputError, Location
-from voxeval.judge._requirements import parse_requirements
-from voxeval.judge._task import read_task, style_text
-from voxeval.judge._types import StyleItem
-from voxeval.judge._weights import ABILITIES
+from voxeval.metrics._vstyle import ABILITIES
+from voxeval.style._requirements import parse_requirements
+from voxeval.style._task import read_task, style_text
+from voxeval.style._types import StyleItem
 
 AUDIO_SUFFIXES = (".wav", ".mp3")
 """Response audio formats VStyle uses."""

@@ -20,7 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from voxeval.judge._content import numbers_in
+from voxeval.style._numbers import numbers_in
 
 TaskKind = Literal["counting", "quoted", "after_colon", "listing", "open", "unknown"]
 

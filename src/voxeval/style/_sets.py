@@ -9,7 +9,7 @@ from typing import Any
 
 from voxeval.data import parse_id, read_jsonl
 from voxeval.errors import InputError, Location
-from voxeval.judge._types import LEVELS, StyleItem
+from voxeval.style._types import LEVELS, StyleItem
 
 
 @dataclass(frozen=True)

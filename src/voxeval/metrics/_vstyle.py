@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from voxeval.judge._types import ABILITY_WEIGHTS_ACOUSTIC, Judgement
+from voxeval.style._types import ABILITY_WEIGHTS_ACOUSTIC, Judgement
 
 TAXONOMY: dict[str, tuple[str, ...]] = {
     "acoustic_attributes": ("age", "gender", "pitch", "speed", "volume", "emotion", "composite_properties"),
