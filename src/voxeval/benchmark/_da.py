@@ -12,6 +12,7 @@ from voxeval.annotate import Annotator
 from voxeval.data import Dataset, Prediction, resolve_dataset
 from voxeval.errors import InputError, Location
 from voxeval.io import read_log
+from voxeval.languages import LANGUAGES
 from voxeval.report import RunData
 from voxeval.run import Plan, RunRequest, RunSettings, StageRun
 from voxeval.run._annotations import AnnotateWorker, annotate_replies
@@ -157,7 +158,7 @@ class DialogueActsBenchmark:
             datasets=request.datasets or ("ja-assistant",),
             systems=request.systems,
             annotator=request.annotator,
-            tts=request.tts or "pyopenjtalk",
+            tts=request.tts or LANGUAGES["ja"].tts or "auto",
             split=request.split,
             system_prompt=request.system_prompt if request.system_prompt is not None else system_prompt,
             user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,

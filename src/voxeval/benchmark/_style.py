@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.io import atomic_write_json, read_log
+from voxeval.languages import LANGUAGES
 from voxeval.run import Plan, RunRequest, RunSettings, StageRun
 from voxeval.run._inputs import InputItem
 from voxeval.run._judgements import JudgeEntry, JudgeWorker, judge_entries
 from voxeval.run._replies import ReplyItem, reply_key
 
-INSTRUCTION_TTS = {"ja": "pyopenjtalk", "en": "espeak-ng:en-us", "zh": "espeak-ng:cmn-latn-pinyin"}
+INSTRUCTION_TTS = {code: d.style_tts for code, d in LANGUAGES.items()}
 """Engines that speak the instructions when ``--tts auto`` (the default for the style benchmark)."""
 
 StyleEntry = tuple[str, Any, Path]

@@ -103,9 +103,10 @@ def run(args: argparse.Namespace) -> int:
     """Handle ``voxeval analyze``."""
     asr = None
     if not args.no_asr:
+        from voxeval.languages import DEFAULT_ASR
         from voxeval.speech.asr import asr_from_spec
 
-        asr = asr_from_spec("whisper-base")
+        asr = asr_from_spec(DEFAULT_ASR)
     analyses: list[tuple[Path, Analysis | None]] = []
     for path in args.audio:
         try:

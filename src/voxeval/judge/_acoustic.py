@@ -20,6 +20,7 @@ from voxeval.errors import ConfigError, InputError, Location
 from voxeval.judge._acoustic_decide import decide
 from voxeval.judge._protocol import judges
 from voxeval.judge._rubric import RubricInput, apply_rubric
+from voxeval.languages import DEFAULT_ASR
 from voxeval.speech.acoustics import (
     THRESHOLDS,
     Analysis,
@@ -85,7 +86,7 @@ class AcousticJudge:
     def asr(self) -> ASREngine:
         """The ASR engine (Whisper base unless one was given), created on first use."""
         if self._asr is None:
-            self._asr = asr_from_spec("whisper-base")
+            self._asr = asr_from_spec(DEFAULT_ASR)
         return self._asr
 
     def _analyse(self, item: StyleItem, audio: bytes) -> _Outcome:

@@ -7,10 +7,16 @@ import time
 from typing import Any
 
 from voxeval.errors import ConfigError
+from voxeval.languages import LANGUAGES
 from voxeval.prompts import fill, load_prompt
 from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
 
-DEFAULTS = {"asr": "whisper-base", "llm": "llamacpp:qwen2.5-1.5b", "tts": "pyopenjtalk", "language": "ja"}
+DEFAULTS = {
+    "asr": LANGUAGES["ja"].asr,
+    "llm": "llamacpp:qwen2.5-1.5b",
+    "tts": LANGUAGES["ja"].style_tts,
+    "language": "ja",
+}
 """The offline default parts: faster-whisper base → local Qwen2.5 1.5B (llama.cpp) → pyopenjtalk-plus."""
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from voxeval.errors import ConfigError
+from voxeval.languages import LANGUAGES
 from voxeval.prompts import fill, load_prompt
 from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
 
@@ -27,26 +27,8 @@ GAIN = {"very_quiet": -24.0, "quiet": -14.0, "normal": -4.0, "loud": 1.0, "very_
 """Volume level → gain in dB (normal is −4 dB: the engine's own level leaves no headroom for loud)."""
 
 
-@dataclass(frozen=True)
-class Voices:
-    """The TTS engine of one language and how it makes a female or male voice."""
-
-    engine: str
-    """TTS engine spec."""
-    female: str | None
-    """Voice for a female voice (None: the engine's default)."""
-    male: str | None
-    """Voice for a male voice (None: the engine's default, shifted by ``male_shift``)."""
-    male_shift: float = 0.0
-    """Semitones added for a male voice when the engine has no male voice."""
-
-
-VOICES = {
-    "ja": Voices("pyopenjtalk", None, None, -16.0),
-    "en": Voices("espeak-ng:en-us", "en-us+f3", "en-us+m3"),
-    "zh": Voices("espeak-ng:cmn-latn-pinyin", "cmn-latn-pinyin+f3", "cmn-latn-pinyin+m3"),
-}
-"""TTS per language; pyopenjtalk has one (female) voice, so a male voice is approximated by lowering its pitch."""
+VOICES = LANGUAGES
+"""TTS engine and voices per language (the one table of per-language defaults)."""
 
 _QUOTED = re.compile(r"[「『“\"]([^」』”\"]{2,})[」』”\"]")
 
@@ -107,9 +89,9 @@ def voice_style(requirements: dict[str, str], language: str) -> Any:
     voice = None
     gender = requirements.get("gender")
     if gender == "female":
-        voice = table.female
+        voice = table.female_voice
     elif gender == "male":
-        voice = table.male
+        voice = table.male_voice
         pitch += table.male_shift
     if requirements.get("age") == "child":
         pitch += 4.0
@@ -133,7 +115,7 @@ class StyleCascade:
 
         self.aware = aware
         self.name = "style-aware" if aware else "style-plain"
-        self._asr = asr_from_spec("whisper-base")
+        self._asr = asr_from_spec(LANGUAGES["ja"].asr)
         self._llm_spec = llm_spec
         self._llm = chat_model_from_spec(llm_spec)
         self._prompt = load_prompt("style/extract_content.v1")
@@ -143,7 +125,7 @@ class StyleCascade:
         from voxeval.speech.tts import engine_from_spec
 
         if language not in self._engines:
-            self._engines[language] = engine_from_spec(VOICES[language].engine)
+            self._engines[language] = engine_from_spec(VOICES[language].style_tts)
         return self._engines[language]
 
     async def _content(self, transcript: str, language: str) -> str:
@@ -197,7 +179,7 @@ class StyleCascade:
             "asr": self._asr.describe(),
             "llm": self._llm.describe(),
             "prompt": {"name": self._prompt.name, "sha256": self._prompt.sha256},
-            "tts": {k: v.engine for k, v in VOICES.items()},
+            "tts": {k: v.style_tts for k, v in VOICES.items()},
             "controls": {"rate": RATE, "pitch": PITCH, "gain_db": GAIN} if self.aware else "none (plain)",
         }
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from voxeval.errors import ConfigError, MissingDependencyError
+from voxeval.languages import LANGUAGES
 from voxeval.registry import Registry
 from voxeval.speech.audio import Audio
 
@@ -60,8 +61,8 @@ tts_engines: Registry[TTSFactory] = Registry("TTS engine")
 """TTS factories by name; each takes keyword options (``voice=`` at least) and returns a :class:`TTSEngine`."""
 
 
-DEFAULT_ENGINES = {"ja": "pyopenjtalk", "en": "piper"}
-"""The engine spec used for a language when none is given (both run offline)."""
+DEFAULT_ENGINES = {code: d.tts for code, d in LANGUAGES.items() if d.tts}
+"""The engine spec used for a language when none is given (from :data:`voxeval.languages.LANGUAGES`)."""
 
 
 def default_engine_spec(locales: Iterable[str]) -> str:
