@@ -10,14 +10,14 @@ from typing import Any, ClassVar
 import pytest
 
 from voxeval.cli import main
-from voxeval.judge import Judgement, StyleItem, judges
+from voxeval.judge import EachReply, Judgement, StyleItem, judges
 from voxeval.llm import _cache, set_request_cache
 from voxeval.testing.mockserver import MockServer, sine_wav
 
 FAKE = "fake-test-judge"
 
 
-class FakeJudge:
+class FakeJudge(EachReply):
     """Scores from the item's instruction (``score=N``); ``fail`` in it fails the first time only."""
 
     concurrency = 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from voxeval.judge import Judgement, StyleItem, judges
+from voxeval.judge import EachReply, Judgement, StyleItem, judges
 from voxeval.systems import Reply, Turn
 from voxeval.testing.mockserver import sine_wav
 
@@ -24,7 +24,7 @@ def mute(turn: Turn) -> Reply:
     return Reply("content")
 
 
-class ToneJudge:
+class ToneJudge(EachReply):
     """Scores 5 when the reply's loudest frequency matches the item's pitch requirement (high > 200 Hz), else 2."""
 
     name = "tone"
@@ -58,6 +58,7 @@ class BatchToneJudge(ToneJudge):
     """ToneJudge with a batch entry point that remembers how many replies each batch held."""
 
     name = "batchtone"
+    relative = True
     batches: ClassVar[list[int]] = []
 
     async def judge_batch(self, replies: list[tuple[StyleItem, bytes]]) -> list[Judgement]:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxeval.errors import ConfigError
 from voxeval.io import atomic_write_json, read_log
+
+if TYPE_CHECKING:
+    from voxeval.judge import StyleJudge
 
 JUDGE_HELP = (
     "acoustic (offline) | lalm:MODEL_SPEC, e.g. lalm:gemini:gemini-2.5-pro, lalm:openai:gpt-4o-audio-preview, "
@@ -47,7 +50,7 @@ def _positive(name: str, value: int | None) -> None:
         raise ConfigError(f"--{name} must be at least 1, got {value}")
 
 
-def build_judge(spec: str, repeats: int | None) -> Any:
+def build_judge(spec: str, repeats: int | None) -> StyleJudge:
     """The judge for ``spec``; ``--repeats`` is passed only when given, so every judge works without it."""
     from voxeval.judge import judge_from_spec
 
@@ -60,7 +63,7 @@ def build_judge(spec: str, repeats: int | None) -> Any:
         raise
 
 
-def _check_config(out: Path, settings: dict[str, Any], judge: Any) -> None:
+def _check_config(out: Path, settings: dict[str, Any], judge: StyleJudge) -> None:
     """Refuse to resume an output folder written by another judge or repeat count; record the judge's settings."""
     import json
 

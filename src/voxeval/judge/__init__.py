@@ -8,7 +8,7 @@ from voxeval.judge._acoustic import AcousticJudge as AcousticJudge  # importing 
 from voxeval.judge._judging import INSTRUCTION_TYPES, combine_repeats, instruction_type, prompt_for
 from voxeval.judge._lalm import LalmJudge, audio_mime  # importing registers the ``lalm`` judge
 from voxeval.judge._parse import JudgeParseError, ParsedJudgement, parse_attributes, parse_judgement
-from voxeval.judge._protocol import StyleJudge, judge_from_spec, judges
+from voxeval.judge._protocol import EachReply, StyleJudge, judge_from_spec, judges
 from voxeval.metrics._vstyle import (
     ABILITIES,
     ABILITY_WEIGHTS,
@@ -51,6 +51,7 @@ __all__ = [
     "AcousticJudge",
     "Attribute",
     "Counts",
+    "EachReply",
     "GroupScore",
     "JudgeParseError",
     "Judgement",

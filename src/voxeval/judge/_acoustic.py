@@ -68,6 +68,7 @@ class AcousticJudge:
 
     name = JUDGE_NAME
     concurrency = 1
+    relative = True
 
     def __init__(
         self,

@@ -24,7 +24,7 @@ from voxeval.judge._judging import (
     prompt_for,
 )
 from voxeval.judge._parse import JudgeParseError, parse_judgement
-from voxeval.judge._protocol import judges
+from voxeval.judge._protocol import EachReply, judges
 from voxeval.prompts import Prompt, fill, load_prompt
 from voxeval.style._types import Judgement, StyleItem
 
@@ -53,7 +53,7 @@ def audio_mime(data: bytes) -> str:
     return "audio/wav"
 
 
-class LalmJudge:
+class LalmJudge(EachReply):
     """Judges with an audio LLM given by a model spec of :mod:`voxeval.llm`."""
 
     def __init__(

@@ -76,8 +76,10 @@ class JudgeWorker:
         spoken = [e for e in entries if e.audio is not None]
         try:
             replies = [(e.item, e.audio.read_bytes()) for e in spoken if e.audio is not None]
-            batch = getattr(judge, "judge_batch", None)
-            got = await batch(replies) if batch else [await judge.judge(i, a) for i, a in replies]
+            if judge.relative:
+                got = await judge.judge_batch(replies)
+            else:
+                got = [await judge.judge(i, a) for i, a in replies]
         except Exception as exc:  # recorded as failed judgements, listed in the report, never scored
             got = [_failed(judge.name, e, f"judge error: {describe_error(exc)}") for e in spoken]
         verdicts.update(zip([e.key for e in spoken], got, strict=True))
@@ -113,6 +115,6 @@ async def judge_entries(
     worker.setup()
     judge = worker.judge
     assert judge is not None
-    tasks = judge_tasks(entries, hasattr(judge, "judge_batch"))
+    tasks = judge_tasks(entries, judge.relative)
     stage = Stage(f"judgements {judge.name}", log, key=key, record_failures=False)
-    return await run_stage(stage, tasks, worker, limit=max(1, getattr(judge, "concurrency", 1)), how=how)
+    return await run_stage(stage, tasks, worker, limit=max(1, judge.concurrency), how=how)
