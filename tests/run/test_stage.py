@@ -117,3 +117,21 @@ def test_a_run_with_the_process_executor_writes_what_the_async_one_writes(tmp_pa
     assert run(tmp_path / "process", "process") == run(tmp_path / "async", "async")
     made = {r["key"]: r["audio"] for r in lines(tmp_path / "process" / "inputs.jsonl")}
     assert made == {r["key"]: r["audio"] for r in lines(tmp_path / "async" / "inputs.jsonl")}
+
+
+def test_typed_settings_keep_the_config_format_and_fingerprint_of_earlier_runs() -> None:
+    import hashlib
+
+    from voxeval.run import RunSettings
+
+    settings = RunSettings("style", ("acoustic-ja",), ("s",), "acoustic", "auto", abilities=("speed", "pitch"))
+    legacy = {
+        "benchmark": "style", "datasets": ["acoustic-ja"], "systems": ["s"], "annotator": "acoustic", "tts": "auto",
+        "split": None, "system_prompt": "", "user_prompt": "", "extra": {"abilities": ["pitch", "speed"]},
+    }  # fmt: skip
+    assert json.loads(json.dumps(settings.to_json())) == legacy
+    blob = json.dumps(legacy, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    assert settings.fingerprint() == hashlib.sha256(blob).hexdigest()[:16]
+    assert RunSettings.from_json(legacy) == RunSettings(
+        "style", ("acoustic-ja",), ("s",), "acoustic", "auto", abilities=("pitch", "speed")
+    )

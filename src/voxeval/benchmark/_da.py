@@ -113,10 +113,7 @@ def load_run(run_dir: Path) -> RunData:
     config = json.loads(path.read_text(encoding="utf-8"))
     if "gold" in config["settings"]:
         return _load_scored(run_dir, config)
-    raw = dict(config["settings"])
-    for key in ("datasets", "systems"):
-        raw[key] = tuple(raw[key])
-    settings = RunSettings(**raw)
+    settings = RunSettings.from_json(config["settings"])
     datasets = load_datasets(settings, config.get("limit"))
     names = list(config.get("components", {}).get("systems", {})) or list(settings.systems)
     sets, replies = scored_sets(run_dir, datasets, names)

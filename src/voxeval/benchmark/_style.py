@@ -25,7 +25,7 @@ def load_items(settings: RunSettings, limit: int | None) -> list[StyleEntry]:
     """(set name, item, set file) of every style item; ``limit`` takes N per set, spread over abilities."""
     from voxeval.style._sets import load_style_set
 
-    abilities = settings.extra.get("abilities")
+    abilities = settings.abilities
     picked = []
     for spec in settings.datasets:
         style_set = load_style_set(spec)
@@ -114,11 +114,6 @@ class StyleBenchmark:
         """Settings with the style prompts, ``acoustic-ja`` and one TTS engine per language by default."""
         from voxeval.prompts import load_prompt
 
-        extra: dict[str, Any] = {}
-        if request.abilities:
-            extra["abilities"] = sorted(request.abilities)
-        if request.repeats != 1:
-            extra["judge_options"] = {"repeats": request.repeats}
         return RunSettings(
             benchmark=self.name,
             datasets=request.datasets or ("acoustic-ja",),
@@ -127,7 +122,8 @@ class StyleBenchmark:
             tts=request.tts or "auto",
             system_prompt=request.system_prompt or load_prompt("style/response_system.v1").text,
             user_prompt=request.user_prompt or load_prompt("style/response_user.v1").text,
-            extra=extra,
+            abilities=tuple(sorted(request.abilities)),
+            judge_repeats=request.repeats,
         )
 
     def plan(self, settings: RunSettings, limit: int | None) -> Plan:
@@ -145,7 +141,7 @@ class StyleBenchmark:
         """The judge stage."""
         from voxeval.judge import judge_from_spec
 
-        options = settings.extra.get("judge_options", {})
+        options = {} if settings.judge_repeats == 1 else {"repeats": settings.judge_repeats}
         return JudgeStage(JudgeWorker(settings.annotator, options, judge_from_spec(settings.annotator, **options)))
 
     def summarise(self, run_dir: Path, plan: Plan, systems: list[str]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import json
 import platform
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +40,41 @@ class RunSettings:
     """System prompt text given to systems (Appendix B.1 by default)."""
     user_prompt: str = ""
     """User prompt text given with the audio (Appendix B.2 by default)."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Benchmark-specific settings (e.g. judge repeats)."""
+    abilities: tuple[str, ...] = ()
+    """Only items of these abilities (style; empty: all)."""
+    judge_repeats: int = 1
+    """Judgements per response (style)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``settings`` of ``config.json``; the benchmark-specific fields are kept under ``extra``, as before
+        they were typed, so runs started by earlier versions keep their fingerprint and resume.
+
+        >>> RunSettings("style", ("acoustic-ja",), ("s",), "acoustic", "auto", judge_repeats=3).to_json()["extra"]
+        {'judge_options': {'repeats': 3}}
+        """
+        raw = asdict(self)
+        abilities, repeats = raw.pop("abilities"), raw.pop("judge_repeats")
+        extra: dict[str, Any] = {}
+        if abilities:
+            extra["abilities"] = sorted(abilities)
+        if repeats != 1:
+            extra["judge_options"] = {"repeats": repeats}
+        return {**raw, "extra": extra}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> RunSettings:
+        """Settings read back from ``config.json``."""
+        fields = {k: v for k, v in raw.items() if k != "extra"}
+        extra = raw.get("extra") or {}
+        return cls(
+            **{**fields, "datasets": tuple(fields["datasets"]), "systems": tuple(fields["systems"])},
+            abilities=tuple(extra.get("abilities", ())),
+            judge_repeats=int(extra.get("judge_options", {}).get("repeats", 1)),
+        )
 
     def fingerprint(self) -> str:
         """Hash of the settings; a run directory holds the results of exactly one fingerprint."""
-        blob = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        blob = json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
@@ -76,7 +105,7 @@ def write_config(
     config = {
         "voxeval_version": __version__,
         "fingerprint": fingerprint,
-        "settings": asdict(settings),
+        "settings": settings.to_json(),
         "prompts": {"system": _prompt_info(settings.system_prompt), "user": _prompt_info(settings.user_prompt)},
         "datasets": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in dataset_files.items()},
         "components": described,
