@@ -175,6 +175,14 @@ def _agreement(judged: dict[str, list[dict[str, Any]]], human: Path | None) -> t
     return html, "\n## Judge–human agreement\n\n```json\n" + json.dumps(result, indent=2) + "\n```\n"
 
 
+def _distribution(judged: dict[str, list[dict[str, Any]]]) -> list[list[object]]:
+    """How many ok judgements gave each score 1–5, per system."""
+    return [
+        [s, *(Counter(r["score"] for r in rows if r["status"] == "ok")[k] for k in range(1, 6))]
+        for s, rows in judged.items()
+    ]
+
+
 def _write_csv(path: Path, tables: list[tuple[str, list[str], list[list[object]]]]) -> None:
     import csv
     import io
@@ -200,10 +208,7 @@ def build_style_reports(
     overall_rows = _overall_rows(systems)
     ability_head, ability_rows = _ability_table(summary, judged)
     paired = _paired(judged)
-    dist = [
-        [s, *(Counter(r["score"] for r in rows if r["status"] == "ok")[k] for k in range(1, 6))]
-        for s, rows in judged.items()
-    ]
+    dist = _distribution(judged)
     agreement_html, agreement_md = _agreement(judged, human)
     sections = [
         "<h2>Style scores</h2>",
