@@ -16,11 +16,13 @@ from typing import Any
 
 from voxeval.errors import ConfigError
 from voxeval.llm._cache import cached, request_cache
+from voxeval.llm._profiles import REASONING_EFFORTS
 from voxeval.llm._provider import ChatModel, ProviderOptions, providers
 
 _PROVIDER = re.compile(r"[a-z][a-z0-9_-]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BASE_AT = re.compile(r"@(?=https?://)")
+_API_VERSION = re.compile(r"v\d+(alpha|beta)?\d*")
 _OPTION_NAMES = tuple(f.name for f in dataclasses.fields(ProviderOptions))
 
 
@@ -61,10 +63,23 @@ def convert_option(key: str, value: Any) -> Any:
         if number == 0:
             raise ConfigError(f"option {key}={value!r}: must be positive")
         return number
-    if key == "concurrency":
+    if key in ("concurrency", "max_tokens"):
         return _number(key, value, int, 1)
     if key == "max_retries":
         return _number(key, value, int, 0)
+    if key == "temperature":
+        return _number(key, value, float, 0.0)
+    if key == "thinking_budget":
+        return _number(key, value, int, -1)
+    if key == "reasoning_effort":
+        if value not in (*REASONING_EFFORTS, "default"):
+            known = ", ".join((*REASONING_EFFORTS, "default"))
+            raise ConfigError(f"option reasoning_effort={value!r}: expected one of {known}")
+        return value
+    if key == "api_version":
+        if not isinstance(value, str) or not _API_VERSION.fullmatch(value):
+            raise ConfigError(f"option api_version={value!r}: expected a version like v1beta or v1")
+        return value
     raise ConfigError(f"unknown option {key!r}; known: {', '.join(_OPTION_NAMES)}")
 
 

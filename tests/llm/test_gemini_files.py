@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from voxeval.judge import LalmJudge, StyleItem
-from voxeval.judge._gemini_files import (
+from voxeval.llm import ChatMessage, ChatRequest, ProviderError, _cache, parse_model_spec, set_request_cache
+from voxeval.llm._gemini_files import (
     GeminiFiles,
     UploadedFile,
     gemini_file_payload,
@@ -21,7 +22,6 @@ from voxeval.judge._gemini_files import (
     upload_finalize_headers,
     upload_start_headers,
 )
-from voxeval.llm import ChatMessage, ChatRequest, ProviderError, _cache, parse_model_spec, set_request_cache
 from voxeval.testing.mockserver import MockServer, sine_wav
 
 KEY = "test-gemini-key"
