@@ -100,7 +100,7 @@ def test_gemini_payload_with_system_instruction_and_audio() -> None:
                 ],
             }
         ],
-        "systemInstruction": {"parts": [{"text": "You are a helpful assistant."}]},
+        "systemInstruction": {"role": "user", "parts": [{"text": "You are a helpful assistant."}]},
         "generationConfig": {
             "temperature": 0.0,
             "maxOutputTokens": 100,

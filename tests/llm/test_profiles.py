@@ -114,7 +114,7 @@ def sent(provider: str, name: str, request: ChatRequest = ASK) -> dict[str, Any]
                     "temperature": 1.0,
                     "maxOutputTokens": 512 + 8192,
                     "responseMimeType": "application/json",
-                    "thinkingConfig": {"thinkingLevel": "low"},
+                    "thinkingConfig": {"thinkingLevel": "LOW"},
                 }
             },
         ),
@@ -178,7 +178,7 @@ def test_spec_overrides_win_and_are_recorded(monkeypatch: pytest.MonkeyPatch) ->
         asyncio.run(gem.complete(ASK))
         first, second = (r.json for r in srv.requests)
     assert (first["temperature"], first["max_completion_tokens"]) == (0.3, 99)
-    assert second["generationConfig"]["thinkingConfig"] == {"thinkingLevel": "high"}
+    assert second["generationConfig"]["thinkingConfig"] == {"thinkingLevel": "HIGH"}
     assert second["generationConfig"]["temperature"] == 0.5
     assert gpt.describe()["profile"]["temperature"] == 0.3
     assert gpt.describe()["parameters"]["max_tokens"] == 99

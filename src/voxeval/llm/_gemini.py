@@ -49,7 +49,7 @@ def _generation_config(request: ChatRequest, profile: ModelProfile) -> dict[str,
     if request.seed is not None:
         config["seed"] = request.seed
     if profile.thinking_level is not None:
-        config["thinkingConfig"] = {"thinkingLevel": profile.thinking_level}
+        config["thinkingConfig"] = {"thinkingLevel": profile.thinking_level.upper()}  # the enum name, as the SDK
     elif profile.thinking_budget is not None:
         config["thinkingConfig"] = {"thinkingBudget": profile.thinking_budget}
     return config
@@ -75,7 +75,7 @@ def gemini_payload(request: ChatRequest, profile: ModelProfile = LEGACY_PROFILE)
     }
     system = [part for m in request.messages if m.role == "system" for part in _parts(m)]
     if system:
-        payload["systemInstruction"] = {"parts": system}
+        payload["systemInstruction"] = {"role": "user", "parts": system}  # the role the official SDK sends
     return payload
 
 

@@ -61,9 +61,19 @@ def upload_start_headers(size: int, mime: str) -> dict[str, str]:
     }
 
 
+def upload_start_body(size: int, mime: str, display_name: str) -> dict[str, Any]:
+    """JSON body of the ``start`` request (pure): the file's metadata, as the official SDK sends it."""
+    return {"file": {"display_name": display_name, "mime_type": mime, "size_bytes": size}}
+
+
 def upload_finalize_headers(size: int) -> dict[str, str]:
     """Headers of the request that sends all the bytes and finalizes the upload (pure)."""
-    return {"Content-Length": str(size), "X-Goog-Upload-Offset": "0", "X-Goog-Upload-Command": "upload, finalize"}
+    return {
+        "Content-Length": str(size),
+        "X-Goog-Upload-Protocol": "resumable",
+        "X-Goog-Upload-Offset": "0",
+        "X-Goog-Upload-Command": "upload, finalize",
+    }
 
 
 def same_origin(url: str, base_url: str) -> bool:
@@ -148,7 +158,7 @@ class GeminiFiles:
             "POST",
             gemini_upload_url(self.base_url),
             headers=upload_start_headers(len(data), mime),
-            json={"file": {"display_name": display_name}},
+            json=upload_start_body(len(data), mime, display_name),
         )
         target = start.headers.get("x-goog-upload-url")
         if not target:
