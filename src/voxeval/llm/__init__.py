@@ -4,7 +4,7 @@ from voxeval.llm import _gemini, _llamacpp, _openai  # noqa: F401 - importing re
 from voxeval.llm._cache import CachedChatModel, RequestCache, cache_key, cached, request_cache, set_request_cache
 from voxeval.llm._gemini import GEMINI_BASE_URL, gemini_payload, parse_gemini
 from voxeval.llm._gemini_files import GeminiFiles, UploadedFile
-from voxeval.llm._http import HttpClient, ResponseLimits, redact, redact_error
+from voxeval.llm._http import HttpClient, HttpReply, ResponseLimits, redact, redact_error
 from voxeval.llm._limits import Limiter
 from voxeval.llm._llamacpp import LOCAL_MODELS, LlamaCppChatModel, LocalWeights, strip_json_fences, weights_path
 from voxeval.llm._openai import OPENAI_BASE_URL, openai_chat_payload, parse_openai_chat
@@ -28,6 +28,7 @@ __all__ = [
     "ChatResponse",
     "GeminiFiles",
     "HttpClient",
+    "HttpReply",
     "Limiter",
     "LlamaCppChatModel",
     "LocalWeights",

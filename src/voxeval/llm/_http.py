@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import ssl
 import zlib
 from collections.abc import Mapping, Sequence
@@ -189,8 +190,17 @@ def decode_json(text: str, where: str) -> dict[str, Any]:
     return body
 
 
+SHARD_CONNECTIONS = 8
+"""Connections per pooled httpx client: httpcore scans its whole pool for every request (quadratic in the pool
+size), so a wide provider gets several small pools, each request going to the least busy one."""
+
+
 class HttpClient:
-    """Pooled keep-alive HTTP for one provider instance; ``transport`` lets tests answer without a server."""
+    """Pooled keep-alive HTTP for one provider instance; ``transport`` lets tests answer without a server.
+
+    ``connections`` keep-alive connections in ``ceil(connections / SHARD_CONNECTIONS)`` httpx clients, built on
+    first use in each event loop (httpx connections belong to the loop that opened them).
+    """
 
     def __init__(
         self,
@@ -205,20 +215,28 @@ class HttpClient:
         self.limits = limits
         self._transport = transport
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._client: httpx.AsyncClient | None = None
+        self._shards: list[httpx.AsyncClient] = []
+        self._busy: list[int] = []
         self.clients_made = 0
-        """How many pooled clients were built (one per event loop; tests check reuse)."""
+        """How many httpx clients were built (one set per event loop; tests check reuse)."""
 
-    def _current(self) -> httpx.AsyncClient:
+    def _new_client(self, size: int) -> httpx.AsyncClient:
+        pool = httpx.Limits(max_connections=size, max_keepalive_connections=size)
+        # Headers and body leave in separate writes: without TCP_NODELAY, Nagle's algorithm can hold the body
+        # until the peer's delayed ACK on a kept-alive connection.
+        transport = self._transport or httpx.AsyncHTTPTransport(
+            verify=_ssl_context(), limits=pool, socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+        )
+        self.clients_made += 1
+        return httpx.AsyncClient(timeout=self.timeout, limits=pool, transport=transport)
+
+    def _pick(self) -> int:
         loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop or self._client.is_closed:
-            pool = httpx.Limits(max_connections=self.connections, max_keepalive_connections=self.connections)
-            self._loop = loop
-            self._client = httpx.AsyncClient(
-                timeout=self.timeout, verify=_ssl_context(), limits=pool, transport=self._transport
-            )
-            self.clients_made += 1
-        return self._client
+        if not self._shards or self._loop is not loop or any(c.is_closed for c in self._shards):
+            count = -(-self.connections // SHARD_CONNECTIONS)
+            sizes = [len(range(i, self.connections, count)) for i in range(count)]
+            self._loop, self._shards, self._busy = loop, [self._new_client(n) for n in sizes], [0] * count
+        return min(range(len(self._busy)), key=self._busy.__getitem__)
 
     async def request(self, method: str, url: str, *, headers: Mapping[str, str], **kwargs: Any) -> HttpReply:
         """Send one request and read the answer within the limits; a non-2xx answer raises its ``ProviderError``.
@@ -227,7 +245,9 @@ class HttpClient:
         """
         where = url.split("?", 1)[0]
         sent = {"Accept-Encoding": "gzip, deflate", **headers}
-        client = self._current()
+        shard = self._pick()
+        client = self._shards[shard]
+        self._busy[shard] += 1
         try:
             async with asyncio.timeout(self.timeout), client.stream(method, url, headers=sent, **kwargs) as response:
                 body = await read_capped(response, self.limits, where)
@@ -237,6 +257,9 @@ class HttpClient:
             raise ProviderError("bad_response", f"undecodable compressed body from {where}: {exc}") from None
         except httpx.TransportError as exc:
             raise ProviderError("connection", f"connection to {where} failed: {exc or type(exc).__name__}") from None
+        finally:
+            if self._shards and self._shards[shard] is client:
+                self._busy[shard] -= 1
         if not 200 <= response.status_code < 300:
             raise classify_status(response.status_code, response.headers, body, where)
         return HttpReply(response.status_code, response.headers, body)
@@ -247,7 +270,8 @@ class HttpClient:
         return reply.json_object(url.split("?", 1)[0])
 
     async def aclose(self) -> None:
-        """Close the pooled client of the running loop, if any."""
-        if self._client is not None and self._loop is asyncio.get_running_loop():
-            await self._client.aclose()
-        self._client = None
+        """Close the pooled clients of the running loop, if any."""
+        if self._loop is asyncio.get_running_loop():
+            for client in self._shards:
+                await client.aclose()
+        self._shards, self._busy = [], []
