@@ -66,7 +66,9 @@ def key_fragments(text: str, size: int = 8) -> list[str]:
 
 def chat_body(content: Any) -> bytes:
     message = {"role": "assistant", "content": content}
-    return json.dumps({"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}, ensure_ascii=False).encode()
+    return json.dumps(
+        {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}, ensure_ascii=False
+    ).encode()
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from voxeval.acts import acts_to_json
 from voxeval.data import AppendLog, atomic_write_json, parse_id, read_jsonl, resolve_dataset
 from voxeval.errors import InputError, Location
 
-ANNOTATOR_HELP = "offline | llm:MODEL_SPEC (e.g. llm:openai:gpt-5-nano, llm:gemini:gemini-2.5-flash) | gold[:DATASET]"
+ANNOTATOR_HELP = "offline | llm:MODEL_SPEC (e.g. llm:openai:gpt-5.4-mini, llm:gemini:gemini-3.8-flash) | gold[:DATASET]"
 
 
 def register(commands: Any) -> None:

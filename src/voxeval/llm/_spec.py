@@ -1,6 +1,6 @@
 """Model spec strings: ``PROVIDER:MODEL[@BASE_URL][?key=value&…]`` parsed (purely) and built into models.
 
-Examples: ``openai:gpt-4o-audio-preview``, ``gemini:gemini-2.0-flash?rps=2``,
+Examples: ``openai:gpt-5.4-mini``, ``gemini:gemini-3.8-flash?rps=2``,
 ``openai-compat:Qwen/Qwen2-Audio-7B-Instruct@http://localhost:8000/v1?key_env=VLLM_KEY&concurrency=16``,
 ``llamacpp:qwen2.5-1.5b``. The model name may itself contain ``:`` or ``@`` (``qwen2.5:1.5b``); the base URL
 starts at the first ``@`` followed by ``http://`` or ``https://``, and the options at the first ``?``.
@@ -99,7 +99,7 @@ def parse_model_spec(spec: str) -> ModelSpec:
     """Split a spec string into its parts, validating the syntax and option values (no I/O, no env)."""
     provider, sep, rest = spec.strip().partition(":")
     if not sep or not _PROVIDER.fullmatch(provider):
-        raise ConfigError(f"model spec {spec!r}: expected PROVIDER:MODEL, e.g. openai:gpt-4o-audio-preview")
+        raise ConfigError(f"model spec {spec!r}: expected PROVIDER:MODEL, e.g. gemini:gemini-3.8-flash")
     rest, has_query, query = rest.partition("?")
     options = _parse_options(query, spec) if has_query else ProviderOptions()
     parts = _BASE_AT.split(rest, maxsplit=1)
