@@ -190,9 +190,11 @@ def decode_json(text: str, where: str) -> dict[str, Any]:
     return body
 
 
-SHARD_CONNECTIONS = 8
+SHARD_CONNECTIONS = 4
 """Connections per pooled httpx client: httpcore scans its whole pool for every request (quadratic in the pool
-size), so a wide provider gets several small pools, each request going to the least busy one."""
+size), so a wide provider gets several small pools, each request going to the least busy one. Measured in the reply
+stage at width 64 (benchmarks/bench_providers.py): one pool of 64 costs 15 ms client CPU per request, pools of 8
+2.9 ms, pools of 4 2.2 ms, pools of 2 2.3 ms."""
 
 
 class HttpClient:
