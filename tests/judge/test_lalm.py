@@ -256,7 +256,8 @@ def test_gemini_inline_audio_follows_the_prompt(monkeypatch: pytest.MonkeyPatch)
     parts = request.json["contents"][0]["parts"]
     assert parts[0]["text"].endswith(LAST_HEADING)
     assert parts[1] == {"inline_data": {"mime_type": "audio/wav", "data": base64.b64encode(WAV).decode()}}
-    assert request.json["generationConfig"] == {"temperature": 0.0}
+    # gemini-2.5-pro's profile: the judge's temperature 0 and the smallest thinking budget it allows.
+    assert request.json["generationConfig"] == {"temperature": 0.0, "thinkingConfig": {"thinkingBudget": 128}}
 
 
 def test_spec_errors() -> None:

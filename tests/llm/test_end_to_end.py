@@ -21,6 +21,7 @@ from voxeval.llm import (
     cached,
     chat_model_from_spec,
     gemini_payload,
+    lookup_profile,
     openai_chat_payload,
 )
 from voxeval.testing.mockserver import Fault, FaultPlan, MockServer, sine_wav
@@ -65,7 +66,9 @@ def test_openai_with_key_and_audio_output(monkeypatch: pytest.MonkeyPatch) -> No
     assert response.text == "chat says hi"  # the transcript: content is null with audio output
     assert response.audio is not None and response.audio[:4] == b"RIFF"
     assert seen.auth_present and seen.headers["authorization"] == "<redacted>"
-    assert seen.json == openai_chat_payload("gpt-4o-audio-preview", request, max_tokens_field="max_completion_tokens")
+    assert seen.json == openai_chat_payload(
+        "gpt-4o-audio-preview", request, lookup_profile("openai", "gpt-4o-audio-preview")
+    )
 
 
 def test_gemini(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,7 +93,6 @@ FAULTS = [
     Fault("drop"),
     Fault("truncated"),
     Fault("invalid_json"),
-    Fault("empty"),
 ]
 
 
@@ -105,6 +107,16 @@ def test_injected_fault_is_recovered_from(provider: str, fault: Fault, monkeypat
         kinds = [r.fault for r in srv.requests]
     assert response.text.endswith("says hi")
     assert kinds == [fault.kind, None]
+
+
+@pytest.mark.parametrize("provider", ["openai-compat", "gemini"])
+def test_empty_content_is_an_empty_reply_asked_once(provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    with MockServer(reply, faults=FaultPlan.sequence(Fault("empty"))) as srv:
+        base = srv.openai_base_url if provider == "openai-compat" else srv.gemini_base_url
+        response = asyncio.run(fast(f"{provider}:m@{base}?max_retries=2").complete(REQUEST))
+        assert srv.count() == 1
+    assert response.text == ""
 
 
 def test_latency_within_the_timeout_is_not_a_failure() -> None:
@@ -148,7 +160,7 @@ def test_wrong_key_is_not_retried_and_never_shown(monkeypatch: pytest.MonkeyPatc
 def test_random_faults_under_concurrency_all_recover() -> None:
     plan = FaultPlan(
         rate=0.4,
-        random_faults=(Fault("server_error"), Fault("rate_limit", retry_after=0.01), Fault("drop"), Fault("empty")),
+        random_faults=(Fault("server_error"), Fault("rate_limit", retry_after=0.01), Fault("drop")),
         seed=11,
     )
     request = ChatRequest(messages=(ChatMessage("user", "hello"),))

@@ -102,21 +102,56 @@ def test_openai_content_parts_from_compatible_servers() -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        {"choices": []},
-        {},
-        {"choices": [{"message": {"role": "assistant", "content": ""}, "finish_reason": "stop"}]},
-        {"choices": [{"message": {"role": "assistant", "content": "  \n"}}]},
-        {"choices": [{"message": None}]},
-    ],
-)
-def test_openai_nothing_usable_is_a_retryable_bad_response_with_an_excerpt(body: dict[str, Any]) -> None:
+@pytest.mark.parametrize("body", [{"choices": []}, {}, {"choices": [None]}])
+def test_openai_without_choices_is_a_retryable_bad_response_with_the_body(body: dict[str, Any]) -> None:
     with pytest.raises(ProviderError) as info:
         parse_openai_chat(body)
     assert info.value.kind == "bad_response" and info.value.retryable
-    assert "no text or audio in response: {" in str(info.value)
+    assert "no choices in response: {" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"role": "assistant", "content": ""},
+        {"role": "assistant", "content": None},
+        {"role": "assistant", "content": "  \n"},
+        None,
+    ],
+)
+def test_openai_null_or_empty_content_is_an_empty_reply_not_a_failure(message: Any) -> None:
+    parsed = parse_openai_chat({"choices": [{"message": message, "finish_reason": "stop"}]})
+    assert parsed.text.strip() == "" and parsed.audio is None and parsed.finish_reason == "stop"
+
+
+def test_openai_length_with_empty_content_is_truncated_and_not_retried() -> None:
+    body = {
+        "choices": [{"message": {"role": "assistant", "content": ""}, "finish_reason": "length"}],
+        "usage": {"completion_tokens": 512, "completion_tokens_details": {"reasoning_tokens": 512}},
+    }
+    with pytest.raises(ProviderError, match="512 completion tokens, 512 of them reasoning") as info:
+        parse_openai_chat(body)
+    assert info.value.kind == "truncated" and not info.value.retryable
+    assert "max_tokens" in str(info.value)
+
+
+def test_openai_length_with_some_text_is_kept_with_its_finish_reason() -> None:
+    body = {"choices": [{"message": {"content": "partial ans"}, "finish_reason": "length"}]}
+    assert parse_openai_chat(body).finish_reason == "length"
+
+
+def test_openai_content_filter_is_refused_and_not_retried() -> None:
+    body = {"choices": [{"message": {"content": None}, "finish_reason": "content_filter"}]}
+    with pytest.raises(ProviderError, match="content filter") as info:
+        parse_openai_chat(body)
+    assert info.value.kind == "refused" and not info.value.retryable
+
+
+def test_openai_replacement_characters_are_undecodable() -> None:
+    body = {"choices": [{"message": {"content": "\u3053\ufffd\ufffd"}, "finish_reason": "stop"}]}
+    with pytest.raises(ProviderError) as info:
+        parse_openai_chat(body)
+    assert info.value.kind == "undecodable" and not info.value.retryable
 
 
 def test_openai_refusal_is_not_retried() -> None:
@@ -131,7 +166,7 @@ def test_openai_broken_audio_is_a_bad_response() -> None:
     body["choices"][0]["message"]["audio"]["data"] = "not base64!!"
     with pytest.raises(ProviderError) as info:
         parse_openai_chat(body)
-    assert info.value.kind == "bad_response"
+    assert info.value.kind == "undecodable"
 
 
 def test_gemini_text_parts_are_joined() -> None:
@@ -155,11 +190,33 @@ def test_gemini_blocked_prompt_is_not_retried() -> None:
     body = {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 5}}
     with pytest.raises(ProviderError, match="SAFETY") as info:
         parse_gemini(body)
-    assert info.value.kind == "bad_response" and not info.value.retryable
+    assert info.value.kind == "refused" and not info.value.retryable
 
 
-def test_gemini_empty_candidate_is_a_retryable_bad_response() -> None:
+def test_gemini_empty_candidate_is_an_empty_reply() -> None:
     body = {"candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, "finishReason": "STOP"}]}
-    with pytest.raises(ProviderError, match="no text") as info:
+    assert parse_gemini(body).text == ""
+    assert parse_gemini({"candidates": [{"finishReason": "STOP"}]}).text == ""
+
+
+def test_gemini_without_candidates_is_a_retryable_bad_response() -> None:
+    with pytest.raises(ProviderError, match="no candidates") as info:
+        parse_gemini({"usageMetadata": {"promptTokenCount": 5}})
+    assert info.value.kind == "bad_response" and info.value.retryable
+
+
+def test_gemini_max_tokens_with_no_parts_is_truncated_and_not_retried() -> None:
+    body = {
+        "candidates": [{"content": {"role": "model"}, "finishReason": "MAX_TOKENS"}],
+        "usageMetadata": {"promptTokenCount": 5, "thoughtsTokenCount": 1021},
+    }
+    with pytest.raises(ProviderError, match="1021 thinking tokens") as info:
         parse_gemini(body)
-    assert info.value.retryable and '"finishReason": "STOP"' in str(info.value)
+    assert info.value.kind == "truncated" and not info.value.retryable
+
+
+def test_gemini_safety_with_no_parts_is_refused() -> None:
+    body = {"candidates": [{"finishReason": "SAFETY", "safetyRatings": [{"probability": "HIGH"}]}]}
+    with pytest.raises(ProviderError, match="SAFETY") as info:
+        parse_gemini(body)
+    assert info.value.kind == "refused" and not info.value.retryable

@@ -7,7 +7,7 @@ import base64
 import pytest
 
 from voxeval.errors import ConfigError
-from voxeval.llm import AudioInput, ChatMessage, ChatRequest, gemini_payload, openai_chat_payload
+from voxeval.llm import AudioInput, ChatMessage, ChatRequest, gemini_payload, lookup_profile, openai_chat_payload
 
 WAV = b"RIFF\x00\x00\x00\x00WAVEfmt "
 WAV_B64 = base64.b64encode(WAV).decode()
@@ -53,7 +53,7 @@ def test_openai_all_parameters() -> None:
     payload = openai_chat_payload(
         "m",
         request(temperature=0.7, max_tokens=64, json_output=True, audio_output=True, voice="verse", seed=7),
-        max_tokens_field="max_completion_tokens",
+        lookup_profile("openai", "gpt-audio-mini"),
     )
     del payload["messages"]
     assert payload == {
@@ -100,7 +100,7 @@ def test_gemini_payload_with_system_instruction_and_audio() -> None:
                 ],
             }
         ],
-        "systemInstruction": {"parts": [{"text": "You are a helpful assistant."}]},
+        "systemInstruction": {"role": "user", "parts": [{"text": "You are a helpful assistant."}]},
         "generationConfig": {
             "temperature": 0.0,
             "maxOutputTokens": 100,

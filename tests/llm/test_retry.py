@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from voxeval.llm import ProviderError, RetryPolicy, parse_retry_after, with_retries
+from voxeval.llm import ProviderError, RetryPolicy, parse_retry_after, parse_retry_delay, redact_error, with_retries
 from voxeval.llm._http import classify_status, decode_json, redact
 from voxeval.llm._types import ErrorKind
 
@@ -140,16 +140,57 @@ def test_classify_status(
     status: int, headers: dict[str, str], kind: str, retryable: bool, retry_after: float | None
 ) -> None:
     response = httpx.Response(status, headers=headers, json={"error": {"message": "went wrong"}})
-    error = classify_status(response, "http://h/v1/chat/completions", [])
+    error = classify_status(status, response.headers, response.content, "http://h/v1/chat/completions")
     assert (error.kind, error.retryable, error.status, error.retry_after) == (kind, retryable, status, retry_after)
     assert str(error) == f"{kind}: HTTP {status} from http://h/v1/chat/completions: went wrong"
 
 
-def test_classify_status_redacts_an_echoed_key_and_handles_non_json_bodies() -> None:
-    echoed = httpx.Response(401, json={"error": {"message": "Incorrect API key provided: sk-secret-123."}})
-    assert "sk-secret-123" not in str(classify_status(echoed, "u", ["sk-secret-123"]))
+def test_redact_error_redacts_before_shortening_and_handles_non_json_bodies() -> None:
+    key = "sk-" + "k" * 77
+    echoed = httpx.Response(401, json={"error": {"message": "x" * 109 + f" Incorrect API key provided: {key}."}})
+    error = redact_error(classify_status(401, echoed.headers, echoed.content, "u"), [key])
+    assert "kkkkkkkk" not in str(error) and error.kind == "client" and error.status == 401
     html = httpx.Response(502, text="<html>bad   gateway</html>")
-    assert str(classify_status(html, "u", [])) == "server: HTTP 502 from u: <html>bad gateway</html>"
+    assert (
+        str(classify_status(502, html.headers, html.content, "u"))
+        == "server: HTTP 502 from u: <html>bad   gateway</html>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("headers", "body", "expected"),
+    [
+        ({"retry-after-ms": "1500", "retry-after": "9"}, b"", 1.5),
+        ({"retry-after": "9"}, b"", 9.0),
+        (
+            {},
+            b'{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": ['
+            b'{"@type": "type.googleapis.com/google.rpc.QuotaFailure"},'
+            b'{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37s"}]}}',
+            37.0,
+        ),
+        (
+            {},
+            b'{"error": {"details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.5s"}]}}',
+            0.5,
+        ),
+        ({}, b"not json", None),
+        ({"retry-after-ms": "soon"}, b"", None),
+    ],
+)
+def test_parse_retry_delay_reads_every_provider_signal(
+    headers: dict[str, str], body: bytes, expected: float | None
+) -> None:
+    assert parse_retry_delay(httpx.Headers(headers), body) == expected
+
+
+def test_huge_retry_after_is_clipped_with_a_logged_notice(caplog: pytest.LogCaptureFixture) -> None:
+    sleep = FakeSleep()
+    call, _ = failing([ProviderError("rate_limit", "slow", status=429, retry_after=999999.0)])
+    with caplog.at_level("WARNING", logger="voxeval.llm"):
+        run(with_retries(call, RetryPolicy(), sleep))  # type: ignore[arg-type]
+    assert sleep.delays == [120.0]
+    assert "asked to wait 999999 s" in caplog.text and "waiting 120 s instead" in caplog.text
 
 
 @pytest.mark.parametrize("body", ['{"choices": [', "<html>", "[1, 2]", ""])

@@ -120,7 +120,29 @@ def test_describe_has_the_settings_and_never_the_key(monkeypatch: pytest.MonkeyP
         "provider": "openai",
         "model": "gpt-4o",
         "base_url": OPENAI_BASE_URL,
-        "parameters": {"key_env": None, "timeout": 60.0, "concurrency": 2, "rps": 3.0, "max_retries": 4},
+        "parameters": {
+            "key_env": None,
+            "timeout": 60.0,
+            "concurrency": 2,
+            "rps": 3.0,
+            "max_retries": 4,
+            "temperature": None,
+            "reasoning_effort": None,
+            "thinking_budget": None,
+            "max_tokens": None,
+            "api_version": None,
+        },
+        "profile": {
+            "family": "gpt-4",
+            "known": True,
+            "temperature": "request",
+            "max_tokens_field": "max_completion_tokens",
+            "reasoning_headroom": 0,
+            "reasoning_effort": None,
+            "thinking_level": None,
+            "thinking_budget": None,
+            "max_tokens": None,
+        },
     }
     gemini = chat_model_from_spec("gemini:gemini-2.0-flash")
     assert gemini.describe()["base_url"] == GEMINI_BASE_URL
@@ -132,8 +154,12 @@ def test_describe_has_the_settings_and_never_the_key(monkeypatch: pytest.MonkeyP
 def test_overrides_are_validated(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     assert chat_model_from_spec("openai:m", timeout="5").describe()["parameters"]["timeout"] == 5.0
-    with pytest.raises(ConfigError, match="unknown option 'temperature'"):
-        chat_model_from_spec("openai:m", temperature=1)
+    with pytest.raises(ConfigError, match="unknown option 'top_p'"):
+        chat_model_from_spec("openai:m", top_p=1)
+    with pytest.raises(ConfigError, match="reasoning_effort='extreme'"):
+        chat_model_from_spec("openai:m?reasoning_effort=extreme")
+    with pytest.raises(ConfigError, match="thinking_budget applies to gemini"):
+        chat_model_from_spec("openai:gpt-5?thinking_budget=0")
     with pytest.raises(ConfigError, match="must be at least 1"):
         chat_model_from_spec("openai:m", concurrency=0)
 

@@ -45,7 +45,10 @@ def test_openai_payload_with_spoken_output() -> None:
 
 def test_gemini_payload_for_a_turn() -> None:
     payload = gemini_payload(chat_request(turn()))
-    assert payload["systemInstruction"] == {"parts": [{"text": "あなたは親切な日本語音声対話アシスタントです。"}]}
+    assert payload["systemInstruction"] == {
+        "role": "user",
+        "parts": [{"text": "あなたは親切な日本語音声対話アシスタントです。"}],
+    }
     assert payload["contents"][0]["role"] == "user"
     parts = payload["contents"][0]["parts"]
     assert parts[0]["text"].startswith("この音声の内容を理解し")

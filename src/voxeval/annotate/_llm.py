@@ -53,7 +53,7 @@ class LLMAnnotator:
         from voxeval.llm import chat_model_from_spec
 
         if not model_spec:
-            raise ConfigError("llm annotator needs a model: llm:openai:gpt-5-nano, llm:gemini:gemini-2.5-flash, …")
+            raise ConfigError("llm annotator needs a model: llm:openai:gpt-5.4-mini, llm:gemini:gemini-3.8-flash, …")
         self.model = chat_model_from_spec(model_spec)
         self.name = f"llm:{model_spec}"
         self.attempts = attempts

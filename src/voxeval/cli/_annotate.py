@@ -15,7 +15,7 @@ from voxeval.errors import InputError, Location
 from voxeval.io import atomic_write_json, read_jsonl, read_log
 from voxeval.run._annotations import AnnotateWorker
 
-ANNOTATOR_HELP = "offline | llm:MODEL_SPEC (e.g. llm:openai:gpt-5-nano, llm:gemini:gemini-2.5-flash) | gold[:DATASET]"
+ANNOTATOR_HELP = "offline | llm:MODEL_SPEC (e.g. llm:openai:gpt-5.4-mini, llm:gemini:gemini-3.8-flash) | gold[:DATASET]"
 
 
 def register(commands: Any) -> None:

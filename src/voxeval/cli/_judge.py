@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from voxeval.judge import StyleJudge
 
 JUDGE_HELP = (
-    "acoustic (offline) | lalm:MODEL_SPEC, e.g. lalm:gemini:gemini-2.5-pro, lalm:openai:gpt-4o-audio-preview, "
+    "acoustic (offline) | lalm:MODEL_SPEC, e.g. lalm:gemini:gemini-3.8-flash, "
     "lalm:openai-compat:Qwen/Qwen2.5-Omni-7B@http://host:8000/v1"
 )
 

@@ -14,7 +14,7 @@ SYSTEM_HELP = (
     "system under test (repeatable): replay:PATH.jsonl | openai:MODEL | gemini:MODEL | "
     "openai-compat:MODEL@BASE_URL | cascade[:asr=…,llm=…,tts=…|none] | python:MODULE:CALLABLE | "
     "style-plain / style-aware (offline style baselines); "
-    "provider options after '?', e.g. openai:gpt-4o-audio-preview?concurrency=8&rps=2 (see docs/systems.md)"
+    "provider options after '?', e.g. gemini:gemini-3.8-flash?concurrency=8&rps=2 (see docs/systems.md)"
 )
 
 

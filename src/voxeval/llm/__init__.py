@@ -3,12 +3,15 @@
 from voxeval.llm import _gemini, _llamacpp, _openai  # noqa: F401 - importing registers the providers
 from voxeval.llm._cache import CachedChatModel, RequestCache, cache_key, cached, request_cache, set_request_cache
 from voxeval.llm._gemini import GEMINI_BASE_URL, gemini_payload, parse_gemini
-from voxeval.llm._http import RetryPolicy, parse_retry_after, post_json, with_retries
+from voxeval.llm._gemini_files import GeminiFiles, UploadedFile
+from voxeval.llm._http import HttpClient, HttpReply, ResponseLimits, redact, redact_error
 from voxeval.llm._limits import Limiter
 from voxeval.llm._llamacpp import LOCAL_MODELS, LlamaCppChatModel, LocalWeights, strip_json_fences, weights_path
 from voxeval.llm._openai import OPENAI_BASE_URL, openai_chat_payload, parse_openai_chat
+from voxeval.llm._profiles import PROFILES, ModelProfile, lookup_profile, profile_for
 from voxeval.llm._provider import ChatModel, ProviderOptions, providers
 from voxeval.llm._remote import RemoteChatModel
+from voxeval.llm._retry import RetryPolicy, parse_retry_after, parse_retry_delay, with_retries
 from voxeval.llm._spec import ModelSpec, chat_model_from_spec, parse_model_spec
 from voxeval.llm._types import AudioInput, ChatMessage, ChatRequest, ChatResponse, ProviderError, Usage
 
@@ -16,33 +19,44 @@ __all__ = [
     "GEMINI_BASE_URL",
     "LOCAL_MODELS",
     "OPENAI_BASE_URL",
+    "PROFILES",
     "AudioInput",
     "CachedChatModel",
     "ChatMessage",
     "ChatModel",
     "ChatRequest",
     "ChatResponse",
+    "GeminiFiles",
+    "HttpClient",
+    "HttpReply",
     "Limiter",
     "LlamaCppChatModel",
     "LocalWeights",
+    "ModelProfile",
     "ModelSpec",
     "ProviderError",
     "ProviderOptions",
     "RemoteChatModel",
     "RequestCache",
+    "ResponseLimits",
     "RetryPolicy",
+    "UploadedFile",
     "Usage",
     "cache_key",
     "cached",
     "chat_model_from_spec",
     "gemini_payload",
+    "lookup_profile",
     "openai_chat_payload",
     "parse_gemini",
     "parse_model_spec",
     "parse_openai_chat",
     "parse_retry_after",
-    "post_json",
+    "parse_retry_delay",
+    "profile_for",
     "providers",
+    "redact",
+    "redact_error",
     "request_cache",
     "set_request_cache",
     "strip_json_fences",

@@ -7,13 +7,19 @@ import json
 from typing import Any
 
 from voxeval.errors import ConfigError
-from voxeval.llm._http import excerpt
+from voxeval.llm._profiles import ModelProfile, profile_for
 from voxeval.llm._provider import ChatModel, ProviderOptions, api_key, providers
 from voxeval.llm._remote import RemoteChatModel
 from voxeval.llm._types import ChatMessage, ChatRequest, ChatResponse, ProviderError, Usage
 
-GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+GEMINI_HOST = "https://generativelanguage.googleapis.com"
+"""The public Gemini API host."""
+GEMINI_API_VERSION = "v1beta"
+"""Default API version (``?api_version=`` changes it)."""
+GEMINI_BASE_URL = f"{GEMINI_HOST}/{GEMINI_API_VERSION}"
 """Default base URL of the ``gemini`` provider."""
+LEGACY_PROFILE = ModelProfile("request-temperature", True, "request", "maxOutputTokens")
+"""A profile that sends the request's temperature and cap as asked (the default of :func:`gemini_payload`)."""
 GEMINI_KEY_ENVS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 """Key variables tried in order when ``key_env`` is not given."""
 
@@ -30,21 +36,35 @@ def _parts(message: ChatMessage) -> list[dict[str, Any]]:
     return parts
 
 
-def gemini_payload(request: ChatRequest) -> dict[str, Any]:
-    """The ``generateContent`` JSON body for ``request`` (pure).
-
-    System messages become ``systemInstruction``; assistant turns have role ``model``.
-    Gemini's audio output (raw PCM from separate TTS models) is not supported: asking for it is a ConfigError.
-    """
-    if request.audio_output:
-        raise ConfigError("the gemini provider does not support audio output; use a TTS engine for speech")
-    config: dict[str, Any] = {"temperature": request.temperature}
-    if request.max_tokens is not None:
-        config["maxOutputTokens"] = request.max_tokens
+def _generation_config(request: ChatRequest, profile: ModelProfile) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    temperature = profile.sent_temperature(request.temperature)
+    if temperature is not None:
+        config["temperature"] = temperature
+    cap = profile.output_cap(request.max_tokens)
+    if cap is not None:
+        config["maxOutputTokens"] = cap
     if request.json_output:
         config["responseMimeType"] = "application/json"
     if request.seed is not None:
         config["seed"] = request.seed
+    if profile.thinking_level is not None:
+        config["thinkingConfig"] = {"thinkingLevel": profile.thinking_level.upper()}  # the enum name, as the SDK
+    elif profile.thinking_budget is not None:
+        config["thinkingConfig"] = {"thinkingBudget": profile.thinking_budget}
+    return config
+
+
+def gemini_payload(request: ChatRequest, profile: ModelProfile = LEGACY_PROFILE) -> dict[str, Any]:
+    """The ``generateContent`` JSON body for ``request`` under ``profile`` (pure).
+
+    System messages become ``systemInstruction``; assistant turns have role ``model``. The profile decides the
+    temperature sent and the thinking configuration (Gemini 3: ``thinkingLevel``, 2.5: ``thinkingBudget``).
+    Gemini's audio output (raw PCM from separate TTS models) is not supported: asking for it is a ConfigError.
+    """
+    if request.audio_output:
+        raise ConfigError("the gemini provider does not support audio output; use a TTS engine for speech")
+    config = _generation_config(request, profile)
     payload: dict[str, Any] = {
         "contents": [
             {"role": "model" if m.role == "assistant" else "user", "parts": _parts(m)}
@@ -55,7 +75,7 @@ def gemini_payload(request: ChatRequest) -> dict[str, Any]:
     }
     system = [part for m in request.messages if m.role == "system" for part in _parts(m)]
     if system:
-        payload["systemInstruction"] = {"parts": system}
+        payload["systemInstruction"] = {"role": "user", "parts": system}  # the role the official SDK sends
     return payload
 
 
@@ -75,11 +95,26 @@ def _usage(metadata: dict[str, Any]) -> Usage:
     return Usage(_int(metadata.get("promptTokenCount")), output)
 
 
+def _outcome_error(body: dict[str, Any], finish: str | None, text: str) -> ProviderError | None:
+    blocked = _obj(body.get("promptFeedback")).get("blockReason")
+    if blocked or finish in _BLOCKED:
+        return ProviderError("refused", f"blocked by the provider ({blocked or finish})")
+    if finish == "MAX_TOKENS" and not text.strip():
+        thoughts = _int(_obj(body.get("usageMetadata")).get("thoughtsTokenCount"))
+        return ProviderError(
+            "truncated",
+            f"the token budget ran out before any text (finishReason MAX_TOKENS, {thoughts} thinking tokens); "
+            "raise it with ?max_tokens=N",
+        )
+    return None
+
+
 def parse_gemini(body: dict[str, Any]) -> ChatResponse:
     """A ``generateContent`` JSON answer as a :class:`ChatResponse` (pure); thought parts are left out.
 
-    No usable text raises ``ProviderError("bad_response")`` with an excerpt of the body; a blocked prompt or
-    answer is not retryable.
+    A candidate without text is an empty reply (text ``""``). A blocked prompt or answer raises ``refused``, a
+    budget spent before any text (``MAX_TOKENS``, no parts) ``truncated``, replacement characters
+    ``undecodable`` (none retried); no candidate at all is a retryable ``bad_response``.
     """
     candidates = body.get("candidates")
     candidate = _obj(candidates[0]) if isinstance(candidates, list) and candidates else {}
@@ -91,11 +126,13 @@ def parse_gemini(body: dict[str, Any]) -> ChatResponse:
     ]
     text = "".join(texts)
     finish = candidate.get("finishReason") if isinstance(candidate.get("finishReason"), str) else None
-    if not text.strip():
-        blocked = _obj(body.get("promptFeedback")).get("blockReason") or (finish if finish in _BLOCKED else None)
-        if blocked:
-            raise ProviderError("bad_response", f"blocked by the provider ({blocked})", retryable=False)
-        raise ProviderError("bad_response", f"no text in response: {excerpt(json.dumps(body))}")
+    error = _outcome_error(body, finish, text)
+    if error is not None:
+        raise error
+    if not candidate:
+        raise ProviderError("bad_response", f"no candidates in response: {json.dumps(body)[:2000]}")
+    if "\ufffd" in text:
+        raise ProviderError("undecodable", "the reply text holds U+FFFD replacement characters (broken encoding)")
     version = body.get("modelVersion")
     return ChatResponse(
         text=text,
@@ -106,20 +143,31 @@ def parse_gemini(body: dict[str, Any]) -> ChatResponse:
     )
 
 
+def gemini_base_url(base_url: str | None, options: ProviderOptions) -> str:
+    """The API base URL: the spec's, else the public endpoint at ``api_version`` (default ``v1beta``)."""
+    if base_url is not None:
+        if options.api_version is not None:
+            raise ConfigError("option api_version applies to the default Gemini endpoint; put the version in the URL")
+        return base_url
+    return f"{GEMINI_HOST}/{options.api_version or GEMINI_API_VERSION}"
+
+
 @providers.register("gemini")
 def make_gemini(model: str, base_url: str | None, options: ProviderOptions) -> ChatModel:
     """``gemini:MODEL[@BASE_URL]``: key from ``$GEMINI_API_KEY`` or ``$GOOGLE_API_KEY`` (or ``key_env``)."""
     key = api_key([options.key_env] if options.key_env else list(GEMINI_KEY_ENVS), "gemini")
-    base = base_url or GEMINI_BASE_URL
+    base = gemini_base_url(base_url, options)
     name = model.removeprefix("models/")
+    profile = profile_for("gemini", name, options.profile_overrides(), f"gemini:{model}")
     return RemoteChatModel(
         provider="gemini",
         model=name,
         base_url=base,
         url=f"{base}/models/{name}:generateContent",
         headers={"x-goog-api-key": key},
-        build=gemini_payload,
+        build=lambda request: gemini_payload(request, profile),
         parse=parse_gemini,
         options=options,
+        profile=profile,
         secret=key,
     )

@@ -5,22 +5,28 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import os
 from typing import Any
 
 from voxeval.errors import ConfigError
-from voxeval.llm._http import excerpt
+from voxeval.llm._profiles import PROFILES, ModelProfile, profile_for
 from voxeval.llm._provider import ChatModel, ProviderOptions, api_key, providers
 from voxeval.llm._remote import RemoteChatModel
 from voxeval.llm._types import ChatMessage, ChatRequest, ChatResponse, ProviderError, Usage
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 """Default base URL of the ``openai`` provider."""
+OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
+"""Variable overriding the ``openai`` provider's default base URL (a base URL in the spec wins)."""
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 """Default key variable of the ``openai`` provider."""
 COMPAT_KEY_ENV = "VOXEVAL_COMPAT_API_KEY"
 """Default key variable of the ``openai-compat`` provider (optional: many local servers need no key)."""
 DEFAULT_VOICE = "alloy"
 """Voice used for audio output when the request names none."""
+
+COMPAT_PROFILE: ModelProfile = PROFILES["openai-compat"][0][1]
+"""The profile of OpenAI-compatible servers: the request's temperature, ``max_tokens``."""
 
 _AUDIO_FORMATS = {
     "audio/wav": "wav",
@@ -50,19 +56,22 @@ def _message(message: ChatMessage) -> dict[str, Any]:
     return {"role": message.role, "content": parts}
 
 
-def openai_chat_payload(model: str, request: ChatRequest, *, max_tokens_field: str = "max_tokens") -> dict[str, Any]:
-    """The ``/chat/completions`` JSON body for ``request`` (pure).
+def openai_chat_payload(model: str, request: ChatRequest, profile: ModelProfile = COMPAT_PROFILE) -> dict[str, Any]:
+    """The ``/chat/completions`` JSON body for ``request`` under ``profile`` (pure).
 
-    Text-only messages use string content; a message with audio uses content parts, text first.
-    ``max_tokens_field`` is ``max_completion_tokens`` for api.openai.com (``max_tokens`` is deprecated there).
+    Text-only messages use string content; a message with audio uses content parts, text first. The profile
+    decides whether a temperature is sent, the name of the output cap (``max_completion_tokens`` on
+    api.openai.com, ``max_tokens`` on compatible servers) and the reasoning effort.
     """
-    payload: dict[str, Any] = {
-        "model": model,
-        "messages": [_message(m) for m in request.messages],
-        "temperature": request.temperature,
-    }
-    if request.max_tokens is not None:
-        payload[max_tokens_field] = request.max_tokens
+    payload: dict[str, Any] = {"model": model, "messages": [_message(m) for m in request.messages]}
+    temperature = profile.sent_temperature(request.temperature)
+    if temperature is not None:
+        payload["temperature"] = temperature
+    cap = profile.output_cap(request.max_tokens)
+    if cap is not None:
+        payload[profile.max_tokens_field] = cap
+    if profile.reasoning_effort is not None:
+        payload["reasoning_effort"] = profile.reasoning_effort
     if request.seed is not None:
         payload["seed"] = request.seed
     if request.json_output:
@@ -90,7 +99,7 @@ def _audio(message: dict[str, Any], body: dict[str, Any]) -> tuple[bytes | None,
     try:
         data = base64.b64decode(audio.get("data") or "", validate=True) or None
     except (binascii.Error, TypeError, ValueError):
-        raise ProviderError("bad_response", f"undecodable audio in response: {excerpt(json.dumps(body))}") from None
+        raise ProviderError("undecodable", f"undecodable base64 audio in response: {json.dumps(body)[:2000]}") from None
     return data, transcript
 
 
@@ -106,24 +115,44 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _outcome_error(choice: dict[str, Any], message: dict[str, Any], body: dict[str, Any]) -> ProviderError | None:
+    finish = choice.get("finish_reason")
+    refusal = message.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        return ProviderError("refused", f"model refused: {refusal}")
+    if finish == "content_filter":
+        return ProviderError("refused", "stopped by the content filter (finish_reason content_filter)")
+    if finish == "length":
+        details = _obj(_obj(body.get("usage")).get("completion_tokens_details"))
+        spent = _int(_obj(body.get("usage")).get("completion_tokens"))
+        return ProviderError(
+            "truncated",
+            f"the token budget ran out before any text (finish_reason length, {spent} completion tokens, "
+            f"{_int(details.get('reasoning_tokens'))} of them reasoning); raise it with ?max_tokens=N",
+        )
+    return None
+
+
 def parse_openai_chat(body: dict[str, Any]) -> ChatResponse:
     """A ``/chat/completions`` JSON answer as a :class:`ChatResponse` (pure).
 
-    With audio output the text is ``message.content``, or the audio transcript when ``content`` is null.
-    No usable text and no audio raises ``ProviderError("bad_response")`` with an excerpt of the body.
+    With audio output the text is ``message.content``, or the audio transcript when ``content`` is null. Null or
+    empty content is an empty reply (text ``""``). A refusal or content filter raises ``refused``, a budget spent
+    before any text ``truncated``, replacement characters in the text ``undecodable`` (none retried); a body
+    without choices is a retryable ``bad_response``.
     """
     choices = body.get("choices")
-    choice = _obj(choices[0]) if isinstance(choices, list) and choices else {}
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ProviderError("bad_response", f"no choices in response: {json.dumps(body)[:2000]}")
+    choice = choices[0]
     message = _obj(choice.get("message"))
     audio, transcript = _audio(message, body)
-    text = _content_text(message.get("content"))
-    if not text:
-        text = transcript or ""
-    if not text.strip() and audio is None:
-        refusal = message.get("refusal")
-        if isinstance(refusal, str) and refusal:
-            raise ProviderError("bad_response", f"model refused: {excerpt(refusal)}", retryable=False)
-        raise ProviderError("bad_response", f"no text or audio in response: {excerpt(json.dumps(body))}")
+    text = _content_text(message.get("content")) or transcript or ""
+    error = _outcome_error(choice, message, body)
+    if error is not None and (error.kind == "refused" or (not text.strip() and audio is None)):
+        raise error
+    if "\ufffd" in text:
+        raise ProviderError("undecodable", "the reply text holds U+FFFD replacement characters (broken encoding)")
     usage = _obj(body.get("usage"))
     return ChatResponse(
         text=text,
@@ -134,28 +163,30 @@ def parse_openai_chat(body: dict[str, Any]) -> ChatResponse:
     )
 
 
-def _openai_model(
-    provider: str, model: str, base_url: str, key: str, options: ProviderOptions, max_tokens_field: str
-) -> RemoteChatModel:
+def _openai_model(provider: str, model: str, base_url: str, key: str, options: ProviderOptions) -> RemoteChatModel:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
+    profile = profile_for(provider, model, options.profile_overrides(), f"{provider}:{model}")
     return RemoteChatModel(
         provider=provider,
         model=model,
         base_url=base_url,
         url=f"{base_url}/chat/completions",
         headers=headers,
-        build=lambda request: openai_chat_payload(model, request, max_tokens_field=max_tokens_field),
+        build=lambda request: openai_chat_payload(model, request, profile),
         parse=parse_openai_chat,
         options=options,
+        profile=profile,
         secret=key,
     )
 
 
 @providers.register("openai")
 def make_openai(model: str, base_url: str | None, options: ProviderOptions) -> ChatModel:
-    """``openai:MODEL[@BASE_URL]``: key from ``$OPENAI_API_KEY`` (or the variable named by ``key_env``)."""
+    """``openai:MODEL[@BASE_URL]``: key from ``$OPENAI_API_KEY`` (or ``key_env``); base URL from the spec, else
+    ``$OPENAI_BASE_URL`` (as the official SDK reads it), else api.openai.com."""
     key = api_key([options.key_env or OPENAI_KEY_ENV], "openai")
-    return _openai_model("openai", model, base_url or OPENAI_BASE_URL, key, options, "max_completion_tokens")
+    base = base_url or os.environ.get(OPENAI_BASE_URL_ENV, "").strip().rstrip("/") or OPENAI_BASE_URL
+    return _openai_model("openai", model, base, key, options)
 
 
 @providers.register("openai-compat")
@@ -167,4 +198,4 @@ def make_openai_compat(model: str, base_url: str | None, options: ProviderOption
     if base_url is None:
         raise ConfigError(f"openai-compat:{model} needs a base URL: openai-compat:MODEL@http://HOST:PORT/v1")
     key = api_key([options.key_env or COMPAT_KEY_ENV], "openai-compat", required=options.key_env is not None)
-    return _openai_model("openai-compat", model, base_url, key, options, "max_tokens")
+    return _openai_model("openai-compat", model, base_url, key, options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,16 +44,25 @@ class ProviderOptions:
     """Requests started per second at most; ``None`` for no rate limit."""
     max_retries: int = 4
     """Retries after the first attempt for transient failures."""
+    temperature: float | None = None
+    """Temperature sent whatever the request asks; ``None`` follows the model profile."""
+    reasoning_effort: str | None = None
+    """OpenAI ``reasoning_effort`` / Gemini ``thinkingLevel``; ``default`` sends none; ``None`` follows the profile."""
+    thinking_budget: int | None = None
+    """Gemini 2.5 ``thinkingBudget`` in tokens (``-1``: dynamic); ``None`` follows the profile."""
+    max_tokens: int | None = None
+    """Output cap sent (reasoning included), replacing the request's cap plus the profile's headroom."""
+    api_version: str | None = None
+    """Gemini API version in the default base URL (``v1beta``, ``v1``…); ``None`` for ``v1beta``."""
 
     def parameters(self) -> dict[str, Any]:
         """The options for ``describe()``: the key's variable name, never its value."""
-        return {
-            "key_env": self.key_env,
-            "timeout": self.timeout,
-            "concurrency": self.concurrency,
-            "rps": self.rps,
-            "max_retries": self.max_retries,
-        }
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+
+    def profile_overrides(self) -> dict[str, Any]:
+        """The options that change what is sent to the model (see ``voxeval.llm._profiles``)."""
+        names = ("temperature", "reasoning_effort", "thinking_budget", "max_tokens")
+        return {name: getattr(self, name) for name in names}
 
 
 ProviderFactory = Callable[[str, str | None, ProviderOptions], ChatModel]

@@ -1,6 +1,6 @@
 """Model spec strings: ``PROVIDER:MODEL[@BASE_URL][?key=value&…]`` parsed (purely) and built into models.
 
-Examples: ``openai:gpt-4o-audio-preview``, ``gemini:gemini-2.0-flash?rps=2``,
+Examples: ``openai:gpt-5.4-mini``, ``gemini:gemini-3.8-flash?rps=2``,
 ``openai-compat:Qwen/Qwen2-Audio-7B-Instruct@http://localhost:8000/v1?key_env=VLLM_KEY&concurrency=16``,
 ``llamacpp:qwen2.5-1.5b``. The model name may itself contain ``:`` or ``@`` (``qwen2.5:1.5b``); the base URL
 starts at the first ``@`` followed by ``http://`` or ``https://``, and the options at the first ``?``.
@@ -16,11 +16,13 @@ from typing import Any
 
 from voxeval.errors import ConfigError
 from voxeval.llm._cache import cached, request_cache
+from voxeval.llm._profiles import REASONING_EFFORTS
 from voxeval.llm._provider import ChatModel, ProviderOptions, providers
 
 _PROVIDER = re.compile(r"[a-z][a-z0-9_-]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BASE_AT = re.compile(r"@(?=https?://)")
+_API_VERSION = re.compile(r"v\d+(alpha|beta)?\d*")
 _OPTION_NAMES = tuple(f.name for f in dataclasses.fields(ProviderOptions))
 
 
@@ -61,10 +63,23 @@ def convert_option(key: str, value: Any) -> Any:
         if number == 0:
             raise ConfigError(f"option {key}={value!r}: must be positive")
         return number
-    if key == "concurrency":
+    if key in ("concurrency", "max_tokens"):
         return _number(key, value, int, 1)
     if key == "max_retries":
         return _number(key, value, int, 0)
+    if key == "temperature":
+        return _number(key, value, float, 0.0)
+    if key == "thinking_budget":
+        return _number(key, value, int, -1)
+    if key == "reasoning_effort":
+        if value not in (*REASONING_EFFORTS, "default"):
+            known = ", ".join((*REASONING_EFFORTS, "default"))
+            raise ConfigError(f"option reasoning_effort={value!r}: expected one of {known}")
+        return value
+    if key == "api_version":
+        if not isinstance(value, str) or not _API_VERSION.fullmatch(value):
+            raise ConfigError(f"option api_version={value!r}: expected a version like v1beta or v1")
+        return value
     raise ConfigError(f"unknown option {key!r}; known: {', '.join(_OPTION_NAMES)}")
 
 
@@ -84,7 +99,7 @@ def parse_model_spec(spec: str) -> ModelSpec:
     """Split a spec string into its parts, validating the syntax and option values (no I/O, no env)."""
     provider, sep, rest = spec.strip().partition(":")
     if not sep or not _PROVIDER.fullmatch(provider):
-        raise ConfigError(f"model spec {spec!r}: expected PROVIDER:MODEL, e.g. openai:gpt-4o-audio-preview")
+        raise ConfigError(f"model spec {spec!r}: expected PROVIDER:MODEL, e.g. gemini:gemini-3.8-flash")
     rest, has_query, query = rest.partition("?")
     options = _parse_options(query, spec) if has_query else ProviderOptions()
     parts = _BASE_AT.split(rest, maxsplit=1)

@@ -10,8 +10,12 @@ from voxeval.errors import VoxevalError
 Role = Literal["system", "user", "assistant"]
 """Who says a message."""
 
-ErrorKind = Literal["rate_limit", "server", "timeout", "connection", "bad_response", "client"]
-"""Why a provider call failed; every kind but ``client`` is worth retrying by default."""
+ErrorKind = Literal[
+    "rate_limit", "server", "timeout", "connection", "bad_response", "client", "refused", "truncated", "undecodable"
+]
+"""Why a provider call failed. Transient kinds are retried by default; ``client`` (4xx), ``refused`` (content
+filter or safety block), ``truncated`` (the token budget ran out before any text) and ``undecodable`` (bytes that
+are not the declared text encoding) are deterministic outcomes, recorded once with their reason."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,9 @@ _RETRYABLE: dict[ErrorKind, bool] = {
     "connection": True,
     "bad_response": True,
     "client": False,
+    "refused": False,
+    "truncated": False,
+    "undecodable": False,
 }
 
 

@@ -27,27 +27,25 @@ def openai_speech_payload(text: str, *, model: str, voice: str, speed: float) ->
     return {"model": model, "input": text, "voice": voice, "response_format": "wav", "speed": speed}
 
 
-async def _post_audio(url: str, payload: dict[str, Any], key: str, timeout: float) -> bytes:
-    import httpx
+async def _post_audio(url: str, payload: dict[str, Any], key: str, timeout: float, max_retries: int) -> bytes:
+    """POST with retries over one pooled client; errors leave redacted of the key."""
+    from voxeval.llm import HttpClient, ProviderError, RetryPolicy, redact_error, with_retries
 
-    from voxeval.llm import ProviderError
-    from voxeval.llm._http import classify_status, excerpt, redact  # the provider layer's error classification
-
-    where = url.split("?", 1)[0]
     headers = {"Authorization": f"Bearer {key}", "Accept": "audio/wav"}
+    http = HttpClient(timeout=timeout, connections=1)  # one pooled client for every attempt of this text
+
+    async def attempt() -> bytes:
+        reply = await http.request("POST", url, headers=headers, json=payload)
+        if not reply.body:
+            raise ProviderError("bad_response", f"empty audio from {url.split('?', 1)[0]}")
+        return reply.body
+
     try:
-        async with asyncio.timeout(timeout), httpx.AsyncClient(timeout=timeout) as client:
-            response = await client.post(url, json=payload, headers=headers)
-    except (TimeoutError, httpx.TimeoutException):
-        raise ProviderError("timeout", f"no answer from {where} within {timeout:g} s") from None
-    except httpx.TransportError as exc:
-        detail = redact(excerpt(str(exc) or type(exc).__name__), [key])
-        raise ProviderError("connection", f"connection to {where} failed: {detail}") from None
-    if not response.is_success:
-        raise classify_status(response, where, [key])
-    if not response.content:
-        raise ProviderError("bad_response", f"empty audio from {where}")
-    return response.content
+        return await with_retries(attempt, RetryPolicy(max_retries=max_retries))
+    except ProviderError as error:
+        raise redact_error(error, [key]) from None
+    finally:
+        await http.aclose()
 
 
 class OpenAITTSEngine:
@@ -78,16 +76,13 @@ class OpenAITTSEngine:
 
     def synthesize(self, text: str, style: VoiceStyle) -> Audio:
         """One request per text; the WAV answer is decoded in memory."""
-        from voxeval.llm import RetryPolicy, with_retries
-
         refuse_pitch(self.name, style)
         if not text.strip():
             raise ValueError("nothing to say: the text is empty")
         payload = openai_speech_payload(text, model=self.model, voice=style.voice or self.voice, speed=style.rate)
         key = self._key()
         url = f"{self.base_url}/audio/speech"
-        policy = RetryPolicy(max_retries=self.max_retries)
-        data = asyncio.run(with_retries(lambda: _post_audio(url, payload, key, self.timeout), policy))
+        data = asyncio.run(_post_audio(url, payload, key, self.timeout, self.max_retries))
         audio = decode_audio(data, Location(url)).audio
         return apply_gain(audio, style.gain_db)
 

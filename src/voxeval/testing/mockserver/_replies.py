@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import time
 from typing import Any
 
@@ -75,3 +76,48 @@ def gemini_body(request: dict[str, Any], text: str, model: str) -> dict[str, Any
 def error_body(status: int, message: str) -> dict[str, Any]:
     """An error object in the shape both providers use (``error.message``)."""
     return {"error": {"code": status, "message": message, "type": "mock_error"}}
+
+
+_REASONING_MODEL = re.compile(r"(gpt-[56](\.\d+)?(?!-chat)(-.*)?|o[1-9](-.*)?)")
+
+
+def openai_param_error(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The 400 OpenAI answers when a reasoning model (GPT-5 family, o-series) gets a parameter it rejects."""
+    model = str(body.get("model", ""))
+    if not _REASONING_MODEL.fullmatch(model) or "-chat" in model:
+        return None
+    if "temperature" in body and body["temperature"] != 1:
+        value = body["temperature"]
+        message = (
+            f"Unsupported value: 'temperature' does not support {value} with this model. "
+            "Only the default (1) value is supported."
+        )
+        return _openai_error(message, "temperature", "unsupported_value")
+    if "max_tokens" in body:
+        message = (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+        )
+        return _openai_error(message, "max_tokens", "unsupported_parameter")
+    return None
+
+
+def _openai_error(message: str, param: str | None, code: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
+
+
+def model_not_found_body(endpoint: str, model: str) -> dict[str, Any]:
+    """A 404 for a retired or unknown model, in each provider's shape."""
+    if endpoint == "gemini":
+        message = f"models/{model} is not found for API version v1beta, or is not supported for generateContent."
+        return {"error": {"code": 404, "message": message, "status": "NOT_FOUND"}}
+    message = f"The model `{model}` does not exist or you do not have access to it."
+    return _openai_error(message, None, "model_not_found")
+
+
+def gemini_rate_limit_body(retry_delay: float | None) -> dict[str, Any]:
+    """Gemini's 429: the wait rides in a ``google.rpc.RetryInfo`` detail, not in a header."""
+    details: list[dict[str, Any]] = [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []}]
+    if retry_delay is not None:
+        details.append({"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{retry_delay:g}s"})
+    message = "You exceeded your current quota, please check your plan and billing details."
+    return {"error": {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED", "details": details}}

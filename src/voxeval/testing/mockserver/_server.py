@@ -12,7 +12,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from voxeval.testing.mockserver._faults import Fault, FaultPicker, FaultPlan
-from voxeval.testing.mockserver._replies import error_body, gemini_body, openai_chat_body, prompt_text
+from voxeval.testing.mockserver._replies import (
+    error_body,
+    gemini_body,
+    gemini_rate_limit_body,
+    model_not_found_body,
+    openai_chat_body,
+    openai_param_error,
+    prompt_text,
+)
 from voxeval.testing.mockserver._wav import sine_wav
 
 Responder = Callable[[str, dict[str, Any]], str]
@@ -48,10 +56,13 @@ class RecordedRequest:
     """Whether an ``Authorization`` or ``x-goog-api-key`` header came with the request."""
     fault: str | None
     """Kind of fault injected, if any."""
+    peer_port: int = 0
+    """Client's TCP port: requests sharing one came over one kept-alive connection."""
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
+    protocol_version = "HTTP/1.1"  # keep-alive, as real APIs: clients may reuse a connection
 
     def setup(self) -> None:
         super().setup()
@@ -79,6 +90,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         if length > MAX_BODY_BYTES:
+            self.close_connection = True  # the body is left unread: this connection cannot carry another request
             self._send_json(413, error_body(413, "body too large"))
             return
         raw = self.rfile.read(length)
@@ -99,7 +111,9 @@ class MockServer:
     Endpoints: ``POST /v1/chat/completions`` (OpenAI, with audio output), ``POST /v1/audio/speech`` (WAV
     bytes), ``POST /v1beta/models/{model}:generateContent`` (Gemini). ``faults`` scripts failures;
     ``require_key`` makes a wrong or missing key a 401 (OpenAI) / 400 (Gemini) whose message echoes the key
-    sent, to check that clients redact it. The server stops itself after ``max_lifetime`` seconds regardless.
+    sent, to check that clients redact it. Like the real APIs, GPT-5-family and o-series models reject a
+    temperature other than 1 and ``max_tokens`` (400), models in ``retired`` answer 404, and Gemini's 429 carries
+    its wait as ``RetryInfo.retryDelay`` in the body. The server stops itself after ``max_lifetime`` seconds.
     """
 
     def __init__(
@@ -108,8 +122,10 @@ class MockServer:
         *,
         faults: FaultPlan | None = None,
         require_key: str | None = None,
+        retired: frozenset[str] = frozenset(),
         max_lifetime: float = 300.0,
     ) -> None:
+        self.retired = retired
         self.responder = handler or echo_responder
         self.faults = FaultPicker(faults or FaultPlan())
         self.require_key = require_key
@@ -181,14 +197,16 @@ class MockServer:
         with self._lock:
             return sum(1 for r in self._records if endpoint is None or r.endpoint == endpoint)
 
-    def _record(self, endpoint: str, path: str, body: Any, headers: dict[str, str]) -> tuple[int, Fault | None]:
+    def _record(
+        self, endpoint: str, path: str, body: Any, headers: dict[str, str], port: int = 0
+    ) -> tuple[int, Fault | None]:
         shown = {k: ("<redacted>" if k in _SECRET_HEADERS else v) for k, v in headers.items()}
         present = any(k in headers for k in _SECRET_HEADERS)
         with self._lock:
             number = len(self._records) + 1
             fault = self.faults.pick(number)
             kind = fault.kind if fault else None
-            self._records.append(RecordedRequest(number, endpoint, path, body, shown, present, kind))
+            self._records.append(RecordedRequest(number, endpoint, path, body, shown, present, kind, port))
         return number, fault
 
     # handling --------------------------------------------------------------------------------------------
@@ -203,14 +221,16 @@ class MockServer:
         except ValueError:
             body = None
         headers = {k.lower(): v for k, v in request.headers.items()}
-        number, fault = self._record(endpoint, path, body, headers)
+        number, fault = self._record(endpoint, path, body, headers, request.client_address[1])
         if endpoint == "unknown":
             request._send_json(404, error_body(404, f"no such endpoint {path}"))
         elif not isinstance(body, dict):
             request._send_json(400, error_body(400, "request body is not a JSON object"))
-        elif not self._authorised(request, endpoint, headers):
+        elif not self._authorised(request, endpoint, headers) or self._model_refused(
+            request, endpoint, body, match.group(1) if match else ""
+        ):
             return
-        elif fault is None or not self._apply_fault(request, fault):
+        elif fault is None or not self._apply_fault(request, fault, endpoint):
             self._reply(request, endpoint, body, number, match.group(1) if match else "", fault)
 
     def _authorised(self, request: _Handler, endpoint: str, headers: dict[str, str]) -> bool:
@@ -228,13 +248,26 @@ class MockServer:
             return False
         return True
 
-    def _apply_fault(self, request: _Handler, fault: Fault) -> bool:
+    def _model_refused(self, request: _Handler, endpoint: str, body: dict[str, Any], gemini_model: str) -> bool:
+        model = gemini_model if endpoint == "gemini" else str(body.get("model", ""))
+        if model in self.retired:
+            request._send_json(404, model_not_found_body(endpoint, model))
+            return True
+        refusal = openai_param_error(body) if endpoint == "chat" else None
+        if refusal is not None:
+            request._send_json(400, refusal)
+            return True
+        return False
+
+    def _apply_fault(self, request: _Handler, fault: Fault, endpoint: str = "chat") -> bool:
         """Act out ``fault``; ``True`` when the request is finished, ``False`` to go on with a normal reply."""
         retry = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else None
         if fault.kind == "latency":
             self._stopping.wait(fault.seconds)
             return False
-        if fault.kind == "rate_limit":
+        if fault.kind == "rate_limit" and endpoint == "gemini":
+            request._send_json(429, gemini_rate_limit_body(fault.retry_after))
+        elif fault.kind == "rate_limit":
             request._send_json(429, error_body(429, "Rate limit reached (mock)"), retry)
         elif fault.kind == "server_error":
             request._send_json(500, error_body(500, "internal error (mock)"))

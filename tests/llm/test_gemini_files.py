@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from voxeval.judge import LalmJudge, StyleItem
-from voxeval.judge._gemini_files import (
+from voxeval.llm import ChatMessage, ChatRequest, ProviderError, _cache, parse_model_spec, set_request_cache
+from voxeval.llm._gemini_files import (
     GeminiFiles,
     UploadedFile,
     gemini_file_payload,
@@ -21,7 +22,6 @@ from voxeval.judge._gemini_files import (
     upload_finalize_headers,
     upload_start_headers,
 )
-from voxeval.llm import ChatMessage, ChatRequest, ProviderError, _cache, parse_model_spec, set_request_cache
 from voxeval.testing.mockserver import MockServer, sine_wav
 
 KEY = "test-gemini-key"
@@ -55,6 +55,7 @@ def test_upload_headers() -> None:
     }
     assert upload_finalize_headers(1234) == {
         "Content-Length": "1234",
+        "X-Goog-Upload-Protocol": "resumable",
         "X-Goog-Upload-Offset": "0",
         "X-Goog-Upload-Command": "upload, finalize",
     }
@@ -130,7 +131,7 @@ def test_upload_polls_until_active_and_delete_sends_delete() -> None:
         ("GET", "http://files.test/v1beta/files/abc"),
         ("DELETE", "http://files.test/v1beta/files/abc"),
     ]
-    assert json.loads(seen[0][3]) == {"file": {"display_name": "voxeval-r1"}}
+    assert json.loads(seen[0][3]) == {"file": {"display_name": "voxeval-r1", "mime_type": "audio/wav", "size_bytes": 5}}
     assert seen[1][3] == b"AUDIO" and seen[1][2]["x-goog-upload-command"] == "upload, finalize"
     assert all(headers["x-goog-api-key"] == KEY for _, _, headers, _ in seen)
     assert files.sleep.delays == [files.poll_seconds, files.poll_seconds]  # type: ignore[attr-defined]

@@ -16,23 +16,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from voxeval.llm import (
-    ChatRequest,
-    ChatResponse,
-    Limiter,
-    ModelSpec,
-    ProviderError,
-    RetryPolicy,
-    gemini_payload,
-    parse_gemini,
-    post_json,
-    with_retries,
-)
-
-# Not re-exported by voxeval.llm; the Files API needs the same key lookup and error classification.
-from voxeval.llm._gemini import GEMINI_BASE_URL, GEMINI_KEY_ENVS
-from voxeval.llm._http import classify_status, decode_json, excerpt, redact
+from voxeval.llm._gemini import GEMINI_KEY_ENVS, gemini_base_url, gemini_payload, parse_gemini
+from voxeval.llm._http import HttpClient, HttpReply, redact_error
+from voxeval.llm._limits import Limiter
+from voxeval.llm._profiles import ModelProfile, profile_for
 from voxeval.llm._provider import api_key
+from voxeval.llm._retry import RetryPolicy, with_retries
+from voxeval.llm._spec import ModelSpec
+from voxeval.llm._types import ChatRequest, ChatResponse, ProviderError
 
 
 @dataclass(frozen=True)
@@ -70,17 +61,41 @@ def upload_start_headers(size: int, mime: str) -> dict[str, str]:
     }
 
 
+def upload_start_body(size: int, mime: str, display_name: str) -> dict[str, Any]:
+    """JSON body of the ``start`` request (pure): the file's metadata, as the official SDK sends it."""
+    return {"file": {"display_name": display_name, "mime_type": mime, "size_bytes": size}}
+
+
 def upload_finalize_headers(size: int) -> dict[str, str]:
     """Headers of the request that sends all the bytes and finalizes the upload (pure)."""
-    return {"Content-Length": str(size), "X-Goog-Upload-Offset": "0", "X-Goog-Upload-Command": "upload, finalize"}
+    return {
+        "Content-Length": str(size),
+        "X-Goog-Upload-Protocol": "resumable",
+        "X-Goog-Upload-Offset": "0",
+        "X-Goog-Upload-Command": "upload, finalize",
+    }
 
 
-def gemini_file_payload(request: ChatRequest, file: UploadedFile) -> dict[str, Any]:
+def same_origin(url: str, base_url: str) -> bool:
+    """Whether ``url`` has the scheme, host and port of ``base_url`` (pure).
+
+    >>> same_origin("https://generativelanguage.googleapis.com/upload/x", "https://generativelanguage.googleapis.com/v1beta")
+    True
+    >>> same_origin("https://evil.example/upload", "https://generativelanguage.googleapis.com/v1beta")
+    False
+    """
+    a, b = urlsplit(url), urlsplit(base_url)
+    return (a.scheme.lower(), a.hostname, a.port) == (b.scheme.lower(), b.hostname, b.port)
+
+
+def gemini_file_payload(
+    request: ChatRequest, file: UploadedFile, profile: ModelProfile | None = None
+) -> dict[str, Any]:
     """``generateContent`` body for a request whose first user message's audio is ``file`` (pure).
 
     The file part follows that message's text, as inline audio would.
     """
-    payload = gemini_payload(request)
+    payload = gemini_payload(request) if profile is None else gemini_payload(request, profile)
     first_user = next(c for c in payload["contents"] if c["role"] == "user")
     first_user["parts"].append({"file_data": {"mime_type": file.mime, "file_uri": file.uri}})
     return payload
@@ -91,7 +106,7 @@ def parse_uploaded_file(body: Mapping[str, Any]) -> UploadedFile:
     file = body.get("file", body)
     fields = {key: file.get(key) if isinstance(file, dict) else None for key in ("name", "uri", "mimeType", "state")}
     if not isinstance(fields["name"], str) or not isinstance(fields["uri"], str):
-        raise ProviderError("bad_response", f"no file name or uri in upload answer: {excerpt(str(dict(body)))}")
+        raise ProviderError("bad_response", f"no file name or uri in upload answer: {str(dict(body))[:2000]}")
     mime, state = fields["mimeType"], fields["state"]
     return UploadedFile(
         fields["name"], fields["uri"], mime if isinstance(mime, str) else "", state if isinstance(state, str) else ""
@@ -99,58 +114,62 @@ def parse_uploaded_file(body: Mapping[str, Any]) -> UploadedFile:
 
 
 class GeminiFiles:
-    """Files API calls for one Gemini model; ``transport`` lets tests answer without a server."""
+    """Files API calls for one Gemini model; ``transport`` lets tests answer without a server.
+
+    The key and the audio go only to the configured API host: an upload URL naming another host is refused.
+    """
 
     def __init__(self, spec: ModelSpec, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
         options = spec.options
         self.key = api_key([options.key_env] if options.key_env else list(GEMINI_KEY_ENVS), "gemini")
-        self.base_url = spec.base_url or GEMINI_BASE_URL
+        self.base_url = gemini_base_url(spec.base_url, options)
         self.model = spec.model.removeprefix("models/")
+        self.profile = profile_for("gemini", self.model, options.profile_overrides(), f"gemini:{spec.model}")
         self.timeout = options.timeout
         self.policy = RetryPolicy(max_retries=options.max_retries)
         self.sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
         self.limiter = Limiter(options.concurrency, options.rps)
+        self.http = HttpClient(timeout=options.timeout, connections=options.concurrency, transport=transport)
         self.poll_seconds = 2.0
         """Wait between checks of a file still ``PROCESSING``."""
         self.max_polls = 30
         """Checks before giving up on a file that never becomes ``ACTIVE``."""
-        self._transport = transport
 
-    async def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
-        where = url.split("?", 1)[0]
+    async def _send(self, method: str, url: str, **kwargs: Any) -> HttpReply:
+        if not same_origin(url, self.base_url):
+            where = url.split("?", 1)[0]
+            raise ProviderError(
+                "bad_response",
+                f"refused to send the key or audio to {where}: not the API host of {self.base_url}",
+                retryable=False,
+            )
         headers = {"x-goog-api-key": self.key, **kwargs.pop("headers", {})}
+        return await self.http.request(method, url, headers=headers, **kwargs)
+
+    async def _guarded(self, call: Callable[[], Awaitable[Any]]) -> Any:
+        """Retry ``call`` per the policy; errors leave redacted of the key (the one redaction boundary)."""
         try:
-            async with (
-                asyncio.timeout(self.timeout),
-                httpx.AsyncClient(timeout=self.timeout, transport=self._transport) as client,
-            ):
-                response = await client.request(method, url, headers=headers, **kwargs)
-        except (TimeoutError, httpx.TimeoutException):
-            raise ProviderError("timeout", f"no answer from {where} within {self.timeout:g} s") from None
-        except httpx.TransportError as exc:
-            detail = redact(excerpt(str(exc) or type(exc).__name__), (self.key,))
-            raise ProviderError("connection", f"connection to {where} failed: {detail}") from None
-        if not response.is_success:
-            raise classify_status(response, where, (self.key,))
-        return response
+            return await with_retries(call, self.policy, self.sleep)
+        except ProviderError as error:
+            raise redact_error(error, (self.key,)) from None
 
     async def _upload_once(self, data: bytes, mime: str, display_name: str) -> UploadedFile:
         start = await self._send(
             "POST",
             gemini_upload_url(self.base_url),
             headers=upload_start_headers(len(data), mime),
-            json={"file": {"display_name": display_name}},
+            json=upload_start_body(len(data), mime, display_name),
         )
         target = start.headers.get("x-goog-upload-url")
         if not target:
             raise ProviderError("bad_response", "the upload start answer has no X-Goog-Upload-URL header")
         done = await self._send("POST", target, headers=upload_finalize_headers(len(data)), content=data)
-        return parse_uploaded_file(decode_json(done.text, "the upload URL", (self.key,)))
+        return parse_uploaded_file(done.json_object("the upload URL"))
 
     async def upload(self, data: bytes, mime: str, display_name: str) -> UploadedFile:
         """Upload ``data`` and return the file once it is ``ACTIVE`` (a failed upload is retried from the start)."""
         async with self.limiter:
-            file = await with_retries(lambda: self._upload_once(data, mime, display_name), self.policy, self.sleep)
+            file = await self._guarded(lambda: self._upload_once(data, mime, display_name))
         return await self.wait_active(file)
 
     async def wait_active(self, file: UploadedFile) -> UploadedFile:
@@ -162,24 +181,24 @@ class GeminiFiles:
             if file.state != "PROCESSING":
                 raise ProviderError("bad_response", f"uploaded file {file.name} is {file.state}", retryable=False)
             await self.sleep(self.poll_seconds)
-            answer = await with_retries(lambda: self._send("GET", url), self.policy, self.sleep)
-            file = parse_uploaded_file(decode_json(answer.text, url, (self.key,)))
+            answer = await self._guarded(lambda: self._send("GET", url))
+            file = parse_uploaded_file(answer.json_object(url))
         raise ProviderError("timeout", f"uploaded file {file.name} still {file.state} after {self.max_polls} checks")
 
     async def delete(self, file: UploadedFile) -> None:
         """Delete ``file`` (retried like any call; the last error is raised)."""
         url = f"{self.base_url}/{file.name}"
-        await with_retries(lambda: self._send("DELETE", url), self.policy, self.sleep)
+        await self._guarded(lambda: self._send("DELETE", url))
 
     async def generate(self, request: ChatRequest, file: UploadedFile) -> ChatResponse:
         """``generateContent`` with ``file`` as the audio of the request's first user message."""
         url = f"{self.base_url}/models/{self.model}:generateContent"
-        payload = gemini_file_payload(request, file)
-        headers = {"x-goog-api-key": self.key}
+        payload = gemini_file_payload(request, file, self.profile)
 
         async def attempt() -> ChatResponse:
             async with self.limiter:
-                body = await post_json(url, payload, headers=headers, timeout=self.timeout, secrets=(self.key,))
+                body = (await self._send("POST", url, json=payload)).json_object(url)
             return parse_gemini(body)
 
-        return await with_retries(attempt, self.policy, self.sleep)
+        response: ChatResponse = await self._guarded(attempt)
+        return response
