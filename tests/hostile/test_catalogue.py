@@ -142,6 +142,28 @@ def _symlink(root: Path) -> str:
     return "link.wav"
 
 
+def _eight_hz(root: Path) -> str:
+    # 40 KB of samples declared at 8 Hz: resampled to 24 kHz this became 1.3 GB before the rate check.
+    soundfile.write(str(root / "in.wav"), np.zeros(20_000, dtype=np.float32), 8, subtype="PCM_16")
+    return "in.wav"
+
+
+def _eleven_minutes(root: Path) -> str:
+    # Silent 8 kHz 8-bit: 5 MB on disk, over the 10-minute default limit (a 2-hour file took 1.9 GB in a run).
+    soundfile.write(str(root / "in.wav"), np.zeros(8000 * 660, dtype=np.float32), 8000, subtype="PCM_U8")
+    return "in.wav"
+
+
+def _streamed_long(root: Path) -> str:
+    # A streaming encoder's placeholder sizes hide the length from the header: the capped read must catch it.
+    soundfile.write(str(root / "full.wav"), np.zeros(8000 * 660, dtype=np.float32), 8000, subtype="PCM_U8")
+    data = bytearray((root / "full.wav").read_bytes())
+    data[4:8] = (0xFFFFFFFF).to_bytes(4, "little")
+    data[40:44] = (0xFFFFFFFF).to_bytes(4, "little")
+    (root / "in.wav").write_bytes(bytes(data))
+    return "in.wav"
+
+
 # (case id, maker, expected exit, fragment in stderr or in the recorded conversion)
 AUDIO_CASES = [
     ("corrupt-audio", _bytes(b"RIFF\x00\x00\x00\x00WAVEjunkjunkjunk" * 10), 2, "field input.audio"),
@@ -157,6 +179,9 @@ AUDIO_CASES = [
     ("dotdot-refused", _outside, 2, "leaves the dataset folder"),
     ("absolute-refused", _absolute, 2, "absolute paths are not allowed"),
     ("symlink-refused", _symlink, 2, "leaves the dataset folder"),
+    ("8-hz-refused", _eight_hz, 2, "sample rate 8 Hz is outside 8000–384000 Hz"),
+    ("eleven-minutes-refused", _eleven_minutes, 2, "above the limit of 600 s"),
+    ("streamed-header-too-long-refused", _streamed_long, 2, "above the limit of 600 s"),
 ]
 
 

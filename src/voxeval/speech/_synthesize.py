@@ -21,6 +21,7 @@ from voxeval.data import Dataset, GoldSample, atomic_write_jsonl, read_jsonl
 from voxeval.errors import ConfigError, InputError, Location
 from voxeval.speech.audio import FORMAT_VERSION, SilentAudioError, to_input_format, wav_duration_s, write_wav_atomic
 from voxeval.speech.tts import TTSEngine, VoiceStyle, engine_from_spec
+from voxeval.workers import die_with_parent
 
 DATASET_FILE = "dataset.jsonl"
 """Name of the output dataset inside the output folder."""
@@ -131,6 +132,7 @@ _WORKER_ENGINE: TTSEngine | None = None
 
 def _init_worker(spec: str, options: dict[str, Any]) -> None:
     global _WORKER_ENGINE
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is handled once, by the parent, which keeps finished rows
     _WORKER_ENGINE = engine_from_spec(spec, **options)
 

@@ -32,6 +32,10 @@ class ASREngine(Protocol):
         """Transcribe WAV bytes; ``language`` forces the language when known (no language ID then)."""
         ...
 
+    def transcribe_batch(self, wavs: list[bytes], language: str | None = None) -> list[Transcript]:
+        """Transcribe several clips in one go (engines batch what they can); one transcript per clip, in order."""
+        ...
+
     def describe(self) -> dict[str, Any]:
         """Engine, model and settings, for ``config.json``."""
         ...

