@@ -37,12 +37,11 @@ def _decode_line(raw: bytes, where: Location) -> dict[str, Any]:
     return row
 
 
-def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, row)`` for each non-blank line of a JSONL file.
+def iter_lines(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, int, bytes]]:
+    """Yield ``(line_number, byte_offset, raw_line)`` for each non-blank line of a JSONL file, undecoded.
 
-    Repairs, both documented: a UTF-8 byte-order mark at the start is skipped, and blank lines are
-    ignored. Everything else that is wrong raises :class:`InputError` naming the file and line.
-    ``complete_only`` stops before a last line with no newline (one still being written, or torn by a crash).
+    The line-level half of :func:`read_jsonl` (missing file, over-long line, BOM, blank lines, torn last
+    line), for readers that decode rows themselves. ``byte_offset`` is where the line starts in the file.
     """
     name = str(path)
     try:
@@ -52,17 +51,38 @@ def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tup
     except IsADirectoryError:
         raise InputError(Location(name), "is a directory, expected a JSONL file") from None
     with handle:
+        offset = 0
         for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
-            where = Location(name, number)
+            start, offset = offset, offset + len(raw)
             if len(raw) > MAX_LINE_BYTES:
-                raise InputError(where, f"line longer than {MAX_LINE_BYTES} bytes; is this really a JSONL file?")
+                raise InputError(
+                    Location(name, number), f"line longer than {MAX_LINE_BYTES} bytes; is this really a JSONL file?"
+                )
             if complete_only and not raw.endswith(b"\n"):
                 return
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]
+                start += len(_BOM)
             if not raw.strip():
                 continue
-            yield number, _decode_line(raw, where)
+            yield number, start, raw
+
+
+def decode_line(raw: bytes, where: Location) -> dict[str, Any]:
+    """One JSONL line as a JSON object; anything else raises :class:`InputError` naming ``where``."""
+    return _decode_line(raw, where)
+
+
+def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, row)`` for each non-blank line of a JSONL file.
+
+    Repairs, both documented: a UTF-8 byte-order mark at the start is skipped, and blank lines are
+    ignored. Everything else that is wrong raises :class:`InputError` naming the file and line.
+    ``complete_only`` stops before a last line with no newline (one still being written, or torn by a crash).
+    """
+    name = str(path)
+    for number, _, raw in iter_lines(path, complete_only=complete_only):
+        yield number, _decode_line(raw, Location(name, number))
 
 
 def dumps(row: Any) -> str:

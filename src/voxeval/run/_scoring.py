@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
-from voxeval.data import GoldSample, Prediction, atomic_write_json, atomic_write_jsonl, atomic_write_text
+import numpy as np
+
+from voxeval.acts import LABELS, Acts, Step
+from voxeval.data import GoldSample, Prediction, atomic_write_json, atomic_write_jsonl, atomic_write_text, dumps
+from voxeval.data._fast import FastActs
+from voxeval.data._index import GoldIndex, iter_prediction_acts, load_gold_index, prediction_at
 from voxeval.errors import InputError, Location
-from voxeval.metrics import SampleScore, Summary, score_sample, summarise
+from voxeval.metrics import SampleScore, Summary, batch_rows, pad, score_batch, score_sample, summarise, summary_of
 from voxeval.report import Representative, TableRow, render_markdown, representatives
 
 
@@ -93,3 +102,232 @@ def write_score_outputs(out_dir: Path, sets: Sequence[ScoredSet]) -> None:
     atomic_write_json(out_dir / "summary.json", summary)
     reps = [r for s in sets for r in scored_representatives(s)]
     atomic_write_text(out_dir / "report.md", render_markdown([table_row(s) for s in sets], reps))
+
+
+# --- Streaming: `voxeval score` on files of any size, with flat memory -------------------------------------------
+
+BATCH = 4096
+"""Predictions scored per numpy batch."""
+_KERNEL_MAX = 12
+"""Pairs with a sequence longer than this are scored one by one (the batch pads to its longest sequence)."""
+_NONE, _SCORED, _FAILED = 0, 1, 2
+
+
+class _Stream:
+    """State of one streaming scoring: per-gold arrays, the spill file of rows, failures and extra ids."""
+
+    def __init__(self, gold: GoldIndex, spill: IO[bytes], gold_coverage: bool) -> None:
+        n = len(gold)
+        self.gold, self.spill, self.coverage = gold, spill, gold_coverage
+        self.status = np.zeros(n, dtype=np.int8)
+        self.pred_line = np.zeros(n, dtype=np.int64)
+        self.pred_offset = np.zeros(n, dtype=np.int64)
+        self.row_offset = np.zeros(n, dtype=np.int64)
+        self.row_length = np.zeros(n, dtype=np.int64)
+        self.values = np.zeros((6, n))  # wlcs, gold_coverage, wed, deletion, insertion, substitution
+        self.failures: dict[int, str] = {}
+        self.extra: dict[str, int] = {}
+        self.written = 0
+        self.ids = list(gold.ids)
+
+    def flush(self, positions: list[int], acts: list[FastActs | None]) -> None:
+        """Score a batch of (gold position, prediction acts or ``None`` for a missing one) and spill its rows."""
+        if not positions:
+            return
+        pos = np.asarray(positions, dtype=np.int64)
+        g_len = np.diff(self.gold.starts)[pos]
+        p_len = np.array([0 if a is None else len(a.codes) for a in acts], dtype=np.int64)
+        small = (g_len <= _KERNEL_MAX) & (p_len <= _KERNEL_MAX)
+        for part in (np.flatnonzero(small), np.flatnonzero(~small)):
+            if part.size:
+                self._score(pos[part], [acts[k] for k in part.tolist()], g_len[part], p_len[part], bool(small[part[0]]))
+
+    def _score(
+        self, pos: np.ndarray, acts: list[FastActs | None], g_len: np.ndarray, p_len: np.ndarray, kernel: bool
+    ) -> None:
+        missing = [a is None for a in acts]
+        ids = [self.ids[p] for p in pos.tolist()]
+        if kernel:
+            take = np.concatenate([np.arange(self.gold.starts[p], self.gold.starts[p + 1]) for p in pos.tolist()])
+            gold = pad(self.gold.codes[take], self.gold.weights[take], g_len, fill=-1)
+            pred = pad(
+                [c for a in acts if a for c in a.codes], [w for a in acts if a for w in a.weights], p_len, fill=-2
+            )
+            scores = score_batch(gold, pred)
+            rows = batch_rows(ids, scores, missing, gold_coverage=self.coverage)
+            text = rows.text
+            values: list[Any] = [scores.wlcs, scores.gold_coverage, rows.wed]
+            values += [rows.deletion, rows.insertion, rows.substitution]
+        else:
+            text, values = self._scalar(pos, acts, ids)
+        data = "".join(text).encode("utf-8")
+        lengths = np.fromiter((len(t.encode("utf-8")) for t in text), dtype=np.int64, count=len(text))
+        self.row_offset[pos] = self.written + np.cumsum(lengths) - lengths
+        self.row_length[pos] = lengths
+        self.values[:, pos] = np.asarray(values)
+        self.status[pos] = _SCORED
+        self.spill.write(data)
+        self.written += len(data)
+
+    def _scalar(
+        self, pos: np.ndarray, acts: list[FastActs | None], ids: list[str]
+    ) -> tuple[list[str], list[list[float]]]:
+        text, values = [], []
+        for p, a, sid in zip(pos.tolist(), acts, ids, strict=True):
+            score = score_sample(sid, self._acts(p), _steps(a.codes, a.weights) if a else (), missing=a is None)
+            row = score.to_json()
+            if not self.coverage:
+                del row["gold_coverage"]
+            text.append(dumps(row) + "\n")
+            e = score.edit
+            values.append([score.wlcs, score.gold_coverage, e.total, e.deletion, e.insertion, e.substitution])
+        return text, [list(v) for v in zip(*values, strict=True)]
+
+    def _acts(self, position: int) -> Acts:
+        lo, hi = int(self.gold.starts[position]), int(self.gold.starts[position + 1])
+        return _steps(self.gold.codes[lo:hi].tolist(), self.gold.weights[lo:hi].tolist())
+
+
+def _steps(codes: list[int], weights: list[float]) -> Acts:
+    return tuple(Step(LABELS[c], w) for c, w in zip(codes, weights, strict=True))
+
+
+def _read_predictions(stream: _Stream, pred_path: Path) -> None:
+    positions: list[int] = []
+    batch: list[FastActs | None] = []
+    for line, offset, acts in iter_prediction_acts(pred_path):
+        position = stream.gold.ids.get(acts.id)
+        if position is None:
+            first = stream.extra.get(acts.id)
+            if first is not None:
+                raise InputError(
+                    Location(str(pred_path), line, "id"), f"duplicate id {acts.id!r} (first on line {first})"
+                )
+            stream.extra[acts.id] = line
+            continue
+        first_line = int(stream.pred_line[position])
+        if first_line:
+            raise InputError(
+                Location(str(pred_path), line, "id"), f"duplicate id {acts.id!r} (first on line {first_line})"
+            )
+        stream.pred_line[position], stream.pred_offset[position] = line, offset
+        if acts.failure is not None:
+            stream.status[position] = _FAILED
+            stream.failures[position] = acts.failure
+            continue
+        positions.append(position)
+        batch.append(acts)
+        if len(positions) >= BATCH:
+            stream.flush(positions, batch)
+            positions, batch = [], []
+    stream.flush(positions, batch)
+
+
+def _write_in_gold_order(stream: _Stream, spill: IO[bytes], target: Path) -> None:
+    """``scores.jsonl``: the spilled rows in gold order (a rename when they already are), atomically."""
+    order = np.flatnonzero(stream.status == _SCORED)
+    start, length = stream.row_offset[order], stream.row_length[order]
+    spill.flush()
+    os.fsync(spill.fileno())
+    if np.array_equal(start, np.cumsum(length) - length):
+        os.replace(spill.name, target)
+        return
+    # Copy runs of rows that are contiguous in the spill file, kernel to kernel (no buffer in this process).
+    breaks = np.flatnonzero(start[1:] != start[:-1] + length[:-1]) + 1
+    run_lo = np.concatenate(([0], breaks))
+    run_hi = np.concatenate((breaks, [order.size]))
+    fd, tmp = tempfile.mkstemp(prefix=".scores.jsonl.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for lo, hi in zip(run_lo.tolist(), run_hi.tolist(), strict=True):
+                begin, size = int(start[lo]), int(start[hi - 1] + length[hi - 1] - start[lo])
+                out.write(os.pread(spill.fileno(), size, begin))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    Path(spill.name).unlink(missing_ok=True)
+
+
+def _summary(stream: _Stream) -> Summary:
+    keep = stream.status == _SCORED
+    missing = np.flatnonzero(keep & (stream.pred_line == 0)).tolist()
+    columns = [stream.values[k, keep].tolist() for k in range(6)]
+    excluded = {stream.ids[p]: stream.failures[p] for p in sorted(stream.failures)}
+    return summary_of(*columns, missing_ids=tuple(stream.ids[p] for p in missing), excluded=excluded)
+
+
+def _representatives(stream: _Stream, pred_path: Path, system: str) -> list[Representative]:
+    """Table 2 from the arrays: the same picks as :func:`representatives`, rows read again from the files."""
+    keep = np.flatnonzero(stream.status == _SCORED)
+    if not keep.size:
+        return []
+    wed, dele, ins, sub = (stream.values[k, keep] for k in (2, 3, 4, 5))
+    picks = [("largest insertion", ins, True), ("largest deletion", dele, True), ("largest substitution", sub, True)]
+    picks.append(("smallest distance", wed, False))
+    chosen = []
+    for name, values, largest in picks:
+        at = int(np.argmax(values) if largest else np.argmin(values))  # first of equals: dataset order
+        if largest and values[at] == 0.0:
+            continue
+        chosen.append((name, int(keep[at])))
+    reps = []
+    for name, position in chosen:
+        sample = stream.gold.sample(position)
+        line = int(stream.pred_line[position])
+        pred = prediction_at(pred_path, line, int(stream.pred_offset[position])) if line else None
+        score = score_sample(sample.id, sample.acts, pred.acts if pred else (), missing=pred is None)
+        value = {"largest insertion": score.edit.insertion, "largest deletion": score.edit.deletion}.get(
+            name, score.edit.substitution if name == "largest substitution" else score.edit.total
+        )
+        reps.append(Representative(f"{name} (={value:.2f})", score, sample, pred, system))
+    return reps
+
+
+def score_files(
+    gold_path: Path,
+    pred_path: Path,
+    out_dir: Path,
+    *,
+    dataset: str,
+    system: str,
+    ignore_extra: bool = False,
+    gold_coverage: bool = True,
+) -> TableRow:
+    """Score a prediction file against a gold file and write ``scores.jsonl``, ``summary.json``, ``report.md``.
+
+    Same results and errors as :func:`score_predictions` + :func:`write_score_outputs`, in flat memory: gold
+    is held as arrays, predictions stream in batches, rows go to a spill file next to the outputs. On any
+    error nothing is left behind (not even ``out_dir``, when this call created it).
+    """
+    gold = load_gold_index(gold_path)
+    created = [p for p in (out_dir, *out_dir.parents) if not p.exists()]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    spill = tempfile.NamedTemporaryFile(prefix=".scores.spill.", dir=out_dir, delete=False)  # noqa: SIM115
+    try:
+        with spill:
+            stream = _Stream(gold, spill, gold_coverage)
+            _read_predictions(stream, pred_path)
+            if stream.extra and not ignore_extra:
+                raise InputError(
+                    Location(str(pred_path), field="id"),
+                    f"{len(stream.extra)} prediction id(s) not in the gold file (first: {next(iter(stream.extra))!r}); "
+                    "pass --ignore-extra to skip them",
+                )
+            absent = np.flatnonzero(stream.status == _NONE).tolist()
+            for k in range(0, len(absent), BATCH):
+                # The model said nothing we can score: count it as an empty reply, and report it.
+                stream.flush(absent[k : k + BATCH], [None] * len(absent[k : k + BATCH]))
+            _write_in_gold_order(stream, spill, out_dir / "scores.jsonl")
+    except BaseException:
+        Path(spill.name).unlink(missing_ok=True)
+        for path in created:  # innermost first; only directories this call made, and only if still empty
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        raise
+    row = TableRow(dataset, system, _summary(stream))
+    atomic_write_json(out_dir / "summary.json", {"dataset": dataset, "system": system, **row.summary.to_json()})
+    atomic_write_text(out_dir / "report.md", render_markdown([row], _representatives(stream, pred_path, system)))
+    return row
