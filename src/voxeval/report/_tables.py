@@ -98,8 +98,8 @@ def table1_markdown(rows: Sequence[TableRow]) -> str:
         s = r.summary
         lines.append(
             f"| {_cell(r.dataset)} | {_cell(r.system)} | {s.n} | {_fmt(s.wlcs_mean)} | {_fmt(s.wlcs_std)} | "
-            f"{_fmt(s.gold_coverage_mean)} | {_fmt(s.wed_mean)} | {_fmt(s.wed_std)} | {_fmt(s.deletion_mean)} | {_fmt(s.insertion_mean)} | "
-            f"{_fmt(s.substitution_mean)} | {s.missing_predictions} | {len(s.excluded)} |"
+            f"{_fmt(s.gold_coverage_mean)} | {_fmt(s.wed_mean)} | {_fmt(s.wed_std)} | {_fmt(s.deletion_mean)} | "
+            f"{_fmt(s.insertion_mean)} | {_fmt(s.substitution_mean)} | {s.missing_predictions} | {len(s.excluded)} |"
         )
     return "\n".join(lines)
 
