@@ -81,3 +81,54 @@ def test_gold_coverage_is_wlcs_with_sides_swapped(gold, pred) -> None:
     # LCS with gold-side weights = LCS with prediction-side weights of the swapped pair.
     if pred:
         assert gold_coverage(gold=gold, pred=pred) == pytest.approx(weighted_lcs(gold=pred, pred=gold), abs=1e-12)
+
+
+tricky = st.one_of(
+    st.floats(0.0, 2.0),
+    st.sampled_from([0.0, -0.0, 1.0, 2.0**-53, 2.0**-54, 3 * 2.0**-54, 1 - 2.0**-53, 0.1, 0.2, 0.3, 5e-324]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(tricky, max_size=10), min_size=1, max_size=20))
+def test_path_sums_equal_fsum(columns) -> None:
+    # Every operation a deletion: the deletion sum must be math.fsum of the costs, near-ties included.
+    import math
+
+    import numpy as np
+
+    from voxeval.metrics import BatchScores
+    from voxeval.metrics._rows import _forward, _sums
+
+    steps = max(len(c) for c in columns)
+    cost = np.zeros((steps, len(columns)))
+    for b, col in enumerate(columns):
+        cost[: len(col), b] = col[::-1]
+    count = np.array([len(c) for c in columns])
+    scores = BatchScores(
+        np.zeros(len(columns)),
+        np.zeros(len(columns)),
+        count,
+        np.full((steps, len(columns)), 2, dtype=np.int8),
+        np.zeros((steps, len(columns)), dtype=np.int64),
+        np.full((steps, len(columns)), -1),
+        cost,
+    )
+    step, pair = _forward(scores)
+    bounds = np.concatenate(([0], np.cumsum(count)))
+    deletion = _sums(scores, scores.op_kind[step, pair], scores.op_cost[step, pair], bounds)[0]
+    for b, col in enumerate(columns):
+        assert deletion[b].tobytes() == np.float64(math.fsum(col)).tobytes()
+
+
+@given(
+    st.lists(
+        st.one_of(st.floats(0.0, 2.0), st.floats(0.0, 1e-3), st.sampled_from([0.0, -0.0, 1e-4, 1e-5])), max_size=50
+    )
+)
+def test_float_texts_are_repr(values) -> None:
+    import numpy as np
+
+    from voxeval.metrics._rows import _float_texts
+
+    assert _float_texts(np.array(values, dtype=np.float64)) == [repr(v) for v in values]

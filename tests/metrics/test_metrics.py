@@ -180,3 +180,12 @@ def test_wed_equals_brute_force(gold_pairs, pred_pairs) -> None:
 def test_wlcs_equals_brute_force(gold_pairs, pred_pairs) -> None:
     gold, pred = as_norm(gold_pairs), as_norm(pred_pairs)
     assert weighted_lcs(gold, pred) == pytest.approx(brute_wlcs(gold, pred), abs=1e-9)
+
+
+def test_gold_coverage_on_table2_id1() -> None:
+    # docs/metrics.md's example: a one-act reply gets full WLCS but only its act's share of the gold importance.
+    from voxeval.metrics import gold_coverage
+
+    pred, gold = TABLE2[0][0], TABLE2[0][1]
+    assert weighted_lcs(gold=gold, pred=pred) == 1.0
+    assert gold_coverage(gold=gold, pred=pred) == pytest.approx(0.15)

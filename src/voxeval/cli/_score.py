@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.report import table1_markdown
-from voxeval.run._scoring import score_files
+from voxeval.run._score_stream import score_files
 
 
 def register(commands: Any) -> None:

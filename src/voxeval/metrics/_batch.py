@@ -74,21 +74,31 @@ class BatchScores:
     """``(steps, batch)`` cost of each operation."""
 
 
-def _lcs(gold: PaddedActs, pred: PaddedActs, gold_side: bool) -> F64:
-    # Row by row over the gold sequence, as the scalar code: best[:, j] is the optimum for gold[:i] × pred[:j].
+def _lcs(gold: PaddedActs, pred: PaddedActs) -> tuple[F64, F64]:
+    """WLCS (prediction-side gains) and gold coverage (gold-side gains), both programmes in one pass.
+
+    Row by row over the gold sequence, as the scalar code: ``best[:, j]`` is the optimum for gold[:i] ×
+    pred[:j]. The two programmes are stacked along the batch axis (first half: prediction-side weights).
+    """
     batch, width = pred.codes.shape
-    best = np.zeros((batch, width + 1))
+    best = np.zeros((2 * batch, width + 1))
+    pred_gain = np.concatenate([pred.weights, np.zeros_like(pred.weights)])
+    hits = np.concatenate([pred.codes, pred.codes])
+    rows = np.arange(2 * batch)
     for i in range(gold.codes.shape[1]):
-        g_code = gold.codes[:, i]
-        prev_diag = np.zeros(batch)
+        g_code = np.concatenate([gold.codes[:, i], gold.codes[:, i]])
+        g_gain = np.concatenate([np.zeros(batch), gold.weights[:, i]])
+        prev_diag = np.zeros(2 * batch)
         for j in range(1, width + 1):
             above = best[:, j].copy()
             candidate = np.maximum(above, best[:, j - 1])
-            gain = gold.weights[:, i] if gold_side else pred.weights[:, j - 1]
-            hit = g_code == pred.codes[:, j - 1]
-            best[:, j] = np.where(hit, np.maximum(candidate, prev_diag + gain), candidate)
+            # One of the two gains is 0 in each half, and x + 0.0 == x: the sum is the scalar code's sum.
+            gain = pred_gain[:, j - 1] + g_gain
+            best[:, j] = np.where(g_code == hits[:, j - 1], np.maximum(candidate, prev_diag + gain), candidate)
             prev_diag = above
-    return best[np.arange(batch), pred.lengths]
+    lengths = np.concatenate([pred.lengths, pred.lengths])
+    result = best[rows, lengths]
+    return result[:batch], result[batch:]
 
 
 def _wed_table(gold: PaddedActs, pred: PaddedActs) -> tuple[F64, F64]:
@@ -147,6 +157,4 @@ def score_batch(gold: PaddedActs, pred: PaddedActs) -> BatchScores:
         count += live
         i = np.where(diag | dele, i - 1, i)
         j = np.where(diag | ins, j - 1, j)
-    return BatchScores(
-        _lcs(gold, pred, gold_side=False), _lcs(gold, pred, gold_side=True), count, kind, at_pred, at_gold, cost
-    )
+    return BatchScores(*_lcs(gold, pred), count, kind, at_pred, at_gold, cost)
