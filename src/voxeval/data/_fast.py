@@ -11,7 +11,6 @@ on rows that are right.
 from __future__ import annotations
 
 import math
-from operator import attrgetter
 from typing import Annotated
 
 import msgspec
@@ -75,8 +74,6 @@ class _Pred(msgspec.Struct, gc=False):
 
 _GOLD = msgspec.json.Decoder(_Gold)
 _PRED = msgspec.json.Decoder(_Pred)
-_ACT, _IMPORTANCE = attrgetter("act"), attrgetter("importance")
-_CODE = LABEL_CODES.__getitem__
 _ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, KeyError)
 
 
@@ -84,8 +81,8 @@ def _acts(sample_id: str | int, steps: list[_Step], failure: str | None = None) 
     if sample_id == "":
         return None
     # Exact spellings only; a lenient one (`check question`) raises KeyError and the full parser maps it.
-    codes = list(map(_CODE, map(_ACT, steps)))
-    weights = list(map(_IMPORTANCE, steps))
+    codes = [LABEL_CODES[s.act] for s in steps]
+    weights = [s.importance for s in steps]
     if 0.0 in weights and any(math.copysign(1.0, w) < 0.0 for w in weights):
         # JSON `-0` is the integer 0 for the full reader but -0.0 here: leave signed zeros to the full parser.
         return None

@@ -29,7 +29,9 @@ BATCH = 4096
 """Predictions scored per numpy batch."""
 KERNEL_MAX = 12
 """Pairs with a sequence longer than this are scored one by one (a batch pads to its longest sequence)."""
+_LENGTH_GROUPS = ((0, 3), (3, 6), (6, KERNEL_MAX), (KERNEL_MAX, 1 << 62))
 _NONE, _SCORED, _FAILED = 0, 1, 2
+_Scored = tuple[list[str], npt.NDArray[np.float64]]
 _COLUMNS = ("wlcs", "gold_coverage", "wed", "deletion", "insertion", "substitution")
 
 
@@ -58,19 +60,23 @@ class _Stream:
         pos = np.asarray(positions, dtype=np.int64)
         g_len = self.gold_lengths[pos]
         p_len = np.fromiter((0 if a is None else len(a[1]) for a in acts), dtype=np.int64, count=len(acts))
-        small = (g_len <= KERNEL_MAX) & (p_len <= KERNEL_MAX)
-        if small.all():
-            self._kernel(pos, acts, g_len, p_len)
-            return
-        for part, kernel in ((np.flatnonzero(small), True), (np.flatnonzero(~small), False)):
+        # A batch pads to its longest sequences, so pairs go in groups of similar length; long ones one by one.
+        longest = np.maximum(g_len, p_len)
+        text: list[str] = [""] * len(acts)
+        values = np.zeros((len(_COLUMNS), len(acts)))
+        for lo, hi in _LENGTH_GROUPS:
+            part = np.flatnonzero((longest > lo) & (longest <= hi))
             if part.size:
                 chosen = [acts[k] for k in part.tolist()]
-                if kernel:
-                    self._kernel(pos[part], chosen, g_len[part], p_len[part])
+                if hi <= KERNEL_MAX:
+                    got, values[:, part] = self._kernel(pos[part], chosen, g_len[part], p_len[part])
                 else:
-                    self._scalar(pos[part], chosen)
+                    got, values[:, part] = self._scalar(pos[part], chosen)
+                for k, row in zip(part.tolist(), got, strict=True):
+                    text[k] = row
+        self._spill(pos, text, values)  # in batch order, so that rows in gold order stay so
 
-    def _kernel(self, pos: npt.NDArray[np.int64], acts: list[RawActs | None], g_len: Any, p_len: Any) -> None:
+    def _kernel(self, pos: npt.NDArray[np.int64], acts: list[RawActs | None], g_len: Any, p_len: Any) -> _Scored:
         present = [a for a in acts if a is not None]
         take = np.repeat(self.gold.starts[pos] - np.cumsum(g_len) + g_len, g_len) + np.arange(int(g_len.sum()))
         gold = pad(self.gold.codes[take], self.gold.weights[take], g_len, fill=-1)
@@ -79,9 +85,9 @@ class _Stream:
         scores = score_batch(gold, pred)
         rows = batch_rows([self.ids[p] for p in pos.tolist()], scores, [a is None for a in acts])
         values = [scores.wlcs, scores.gold_coverage, rows.wed, rows.deletion, rows.insertion, rows.substitution]
-        self._spill(pos, rows.text, np.asarray(values))
+        return rows.text, np.asarray(values)
 
-    def _scalar(self, pos: npt.NDArray[np.int64], acts: list[RawActs | None]) -> None:
+    def _scalar(self, pos: npt.NDArray[np.int64], acts: list[RawActs | None]) -> _Scored:
         text, values = [], []
         for p, a in zip(pos.tolist(), acts, strict=True):
             pred: Acts = ()
@@ -92,7 +98,7 @@ class _Stream:
             text.append(dumps(score.to_json()) + "\n")
             e = score.edit
             values.append([score.wlcs, score.gold_coverage, e.total, e.deletion, e.insertion, e.substitution])
-        self._spill(pos, text, np.asarray(values).T)
+        return text, np.asarray(values).T
 
     def _spill(self, pos: npt.NDArray[np.int64], text: list[str], values: npt.NDArray[np.float64]) -> None:
         encoded = [t.encode("utf-8") for t in text]
