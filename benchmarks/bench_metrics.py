@@ -23,9 +23,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-
-from score_data import write_set  # noqa: E402
 
 
 def timed(argv: list[str], env: dict[str, str]) -> dict[str, float]:
@@ -62,7 +59,10 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="another voxeval source tree (its src/) to time as well")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        gold, pred = write_set(args.pairs, Path(tmp) / "data", seed=0)
+        # Generated in a child process: a forked child's peak RSS counts its parent's memory at the fork.
+        data = Path(tmp) / "data"
+        subprocess.run([sys.executable, str(HERE / "score_data.py"), str(args.pairs), str(data)], check=True)
+        gold, pred = data / "gold.jsonl", data / "pred.jsonl"
         programs = {
             "reference": ([sys.executable, str(HERE / "score_reference.py"), str(gold), str(pred), f"{tmp}/ref.jsonl"],
                           dict(os.environ)),
