@@ -1,58 +1,105 @@
-"""Metrics throughput: WLCS and WED on 1,000,000 random prediction/gold pairs of length ≤ 8.
+"""Scoring throughput: ``voxeval score`` against its limit, a plain-Python script of the same metrics and rows.
 
-Run: ``python benchmarks/bench_metrics.py [--pairs N]``; prints the median pairs/s for WLCS, WED and both.
+Generates a random gold / prediction set (``benchmarks/score_data.py``), then times, each in its own process,
+``voxeval score`` and ``benchmarks/score_reference.py`` (the ~40-line plain-Python WLCS + WED writing the same
+``scores.jsonl`` rows), checks that the rows agree, and reports medians of wall time, CPU time and peak RSS.
+``--before SRC`` also times another source tree (e.g. the code before a change) on the same files.
+Targets (issue 18): 1M pairs ≤ 15 s, ≤ 500 MB peak, ≥ 3.5× faster than the reference.
+Run: ``python benchmarks/bench_metrics.py [--pairs N] [--repeats R] [--before SRC]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
+import os
+import re
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-from voxeval.acts import LABELS, Step, normalise
-from voxeval.metrics import weighted_edit_distance, weighted_lcs
-
-
-def random_pairs(n: int, seed: int = 0) -> list[tuple[tuple[Step, ...], tuple[Step, ...]]]:
-    """``n`` (gold, pred) pairs: gold 1–8 acts, prediction 0–8 acts, normalised random weights."""
-    rng = random.Random(seed)
-
-    def seq(lo: int) -> tuple[Step, ...]:
-        return normalise([Step(rng.choice(LABELS), rng.random()) for _ in range(rng.randint(lo, 8))])
-
-    return [(seq(1), seq(0)) for _ in range(n)]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 
 
-def measure(pairs: list[tuple[tuple[Step, ...], tuple[Step, ...]]]) -> dict[str, float]:
-    """Wall-clock throughput of each metric over ``pairs`` (one pass each)."""
-    t0 = time.perf_counter()
-    for gold, pred in pairs:
-        weighted_lcs(gold, pred)
-    t1 = time.perf_counter()
-    for gold, pred in pairs:
-        weighted_edit_distance(pred, gold)
-    t2 = time.perf_counter()
-    n = len(pairs)
-    return {
-        "pairs": n,
-        "wlcs_pairs_per_s": n / (t1 - t0),
-        "wed_pairs_per_s": n / (t2 - t1),
-        "both_pairs_per_s": n / (t2 - t0),
-        "seconds": t2 - t0,
-    }
+def timed(argv: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Wall seconds, CPU seconds (user + sys) and peak RSS (MB) of one child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{argv[:3]} failed: {err[-500:]}")
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
+
+
+def voxeval_cmd(src: Path, gold: Path, pred: Path, out: Path) -> tuple[list[str], dict[str, str]]:
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    return [sys.executable, "-m", "voxeval", "score", "--gold", str(gold), "--pred", str(pred), "--out", str(out)], env
+
+
+def same_rows(scores: Path, reference: Path) -> bool:
+    """voxeval's rows equal the reference's once voxeval's gold coverage (not in the reference) is removed."""
+    with open(scores, encoding="utf-8") as a, open(reference, encoding="utf-8") as b:
+        return all(re.sub(r',"gold_coverage":[^,]+', "", x) == y for x, y in zip(a, b, strict=True))
+
+
+def median(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pairs", type=int, default=1_000_000)
-    parser.add_argument("--repeats", type=int, default=3, help="passes; the median throughput is reported")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each program; medians are reported")
+    parser.add_argument("--before", type=Path, help="another voxeval source tree (its src/) to time as well")
     args = parser.parse_args()
-    pairs = random_pairs(args.pairs)
-    runs = [measure(pairs) for _ in range(args.repeats)]
-    median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    print(json.dumps({"benchmark": "metrics", "repeats": args.repeats, **median}))
+    with tempfile.TemporaryDirectory() as tmp:
+        # Generated in a child process: a forked child's peak RSS counts its parent's memory at the fork.
+        data = Path(tmp) / "data"
+        subprocess.run([sys.executable, str(HERE / "score_data.py"), str(args.pairs), str(data)], check=True)
+        gold, pred = data / "gold.jsonl", data / "pred.jsonl"
+        programs = {
+            "reference": ([sys.executable, str(HERE / "score_reference.py"), str(gold), str(pred), f"{tmp}/ref.jsonl"],
+                          dict(os.environ)),
+            "voxeval": voxeval_cmd(ROOT / "src", gold, pred, Path(tmp) / "out"),
+        }  # fmt: skip
+        if args.before:
+            programs["voxeval_before"] = voxeval_cmd(args.before, gold, pred, Path(tmp) / "before")
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in programs}
+        for _ in range(args.repeats):  # interleaved, so that load on the machine hits every program alike
+            for name, (argv, env) in programs.items():
+                runs[name].append(timed(argv, env))
+        identical = same_rows(Path(tmp) / "out" / "scores.jsonl", Path(tmp) / "ref.jsonl")
+    result = {name: median(r) for name, r in runs.items()}
+    ref, new = result["reference"], result["voxeval"]
+    for name, figures in result.items():
+        row = {"benchmark": "metrics", "program": name, "pairs": args.pairs, "repeats": args.repeats, **figures}
+        row["us_per_pair"] = round(figures["wall_s"] / args.pairs * 1e6, 2)
+        row["speedup_vs_reference_wall"] = round(ref["wall_s"] / figures["wall_s"], 2)
+        row["speedup_vs_reference_cpu"] = round(ref["cpu_s"] / figures["cpu_s"], 2)
+        if name == "voxeval":
+            row["rows_identical_to_reference"] = identical
+            row["target"] = "1M: ≤15 s, ≤500 MB, ≥3.5× reference"
+        print(json.dumps(row, ensure_ascii=False))
+    if "voxeval_before" in result:
+        before = result["voxeval_before"]
+        print(
+            json.dumps(
+                {
+                    "benchmark": "metrics",
+                    "program": "after ÷ before",
+                    "pairs": args.pairs,
+                    "speedup_wall": round(before["wall_s"] / new["wall_s"], 2),
+                    "speedup_cpu": round(before["cpu_s"] / new["cpu_s"], 2),
+                    "peak_ratio": round(new["peak_mb"] / before["peak_mb"], 2),
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -32,18 +32,22 @@ VOLATILE = {
 paths) and are left out of the comparison."""
 
 
+PACKAGE = str(Path(__file__).resolve().parents[2] / "src" / "voxeval")
+"""Where the package is installed from (built-in datasets' paths): differs between clones."""
+
+
 def _scrub(value: Any, root: str) -> Any:
     if isinstance(value, dict):
         return {k: ("<volatile>" if k in VOLATILE else _scrub(v, root)) for k, v in sorted(value.items())}
     if isinstance(value, list):
         return [_scrub(v, root) for v in value]
     if isinstance(value, str):
-        return value.replace(root, "<tmp>")
+        return value.replace(root, "<tmp>").replace(PACKAGE, "<package>")
     return value
 
 
 def _text(text: str, root: str) -> str:
-    text = text.replace(root, "<tmp>")
+    text = text.replace(root, "<tmp>").replace(PACKAGE, "<package>")
     # Report pages carry the time they were built.
     return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}", "<time>", text)
 

@@ -54,7 +54,7 @@ def test_wlcs_paper_example_after_normalisation() -> None:
 
 @pytest.mark.parametrize(("pred", "gold", "total", "deletion", "insertion", "substitution"), TABLE2)
 def test_wed_paper_table2(pred, gold, total, deletion, insertion, substitution) -> None:
-    r = weighted_edit_distance(pred, gold)
+    r = weighted_edit_distance(gold=gold, pred=pred)
     assert (r.total, r.deletion, r.insertion, r.substitution) == pytest.approx(
         (total, deletion, insertion, substitution), abs=1e-12
     )
@@ -80,13 +80,13 @@ def test_wed_paper_table2(pred, gold, total, deletion, insertion, substitution) 
 )
 def test_table_driven_edges(gold, pred, wlcs, wed) -> None:
     assert weighted_lcs(gold, pred) == pytest.approx(wlcs, abs=1e-12)
-    r = weighted_edit_distance(pred, gold)
+    r = weighted_edit_distance(gold=gold, pred=pred)
     assert r.total == pytest.approx(wed, abs=1e-12)
     assert r.deletion + r.insertion + r.substitution == pytest.approx(r.total, abs=1e-12)
 
 
 def test_empty_prediction_ops_are_all_insertions() -> None:
-    r = weighted_edit_distance([], seq(("Answer", 0.6), ("Inform", 0.4)))
+    r = weighted_edit_distance(gold=seq(("Answer", 0.6), ("Inform", 0.4)), pred=[])
     assert [o.op for o in r.ops] == ["insertion", "insertion"]
     assert r.insertion == pytest.approx(1.0)
 
@@ -94,14 +94,14 @@ def test_empty_prediction_ops_are_all_insertions() -> None:
 def test_tie_break_is_documented_order() -> None:
     # pred [A] vs gold [A, A] with equal weights: either gold A could be the match. Walking back from the end,
     # the diagonal is preferred, so the *last* gold A is matched and the first is inserted.
-    r = weighted_edit_distance(seq(("Answer", 1.0)), seq(("Answer", 0.5), ("Answer", 0.5)))
+    r = weighted_edit_distance(gold=seq(("Answer", 0.5), ("Answer", 0.5)), pred=seq(("Answer", 1.0)))
     assert [(o.op, o.pred_index, o.gold_index) for o in r.ops] == [("insertion", None, 0), ("match", 0, 1)]
 
 
 def test_ops_cover_both_sequences_in_order() -> None:
     pred = seq(("Request", 0.7), ("Question", 0.3))
     gold = seq(("Question", 0.65), ("Inform", 0.15), ("Commissive", 0.2))
-    r = weighted_edit_distance(pred, gold)
+    r = weighted_edit_distance(gold=gold, pred=pred)
     assert [o.pred_index for o in r.ops if o.pred_index is not None] == [0, 1]
     assert [o.gold_index for o in r.ops if o.gold_index is not None] == [0, 1, 2]
     assert [o.op for o in r.ops] == ["deletion", "match", "insertion", "insertion"]
@@ -128,7 +128,7 @@ def test_wed_of_identical_is_zero(pairs) -> None:
 def test_bounds_and_breakdown(gold_pairs, pred_pairs) -> None:
     gold, pred = as_norm(gold_pairs), as_norm(pred_pairs)
     w = weighted_lcs(gold, pred)
-    r = weighted_edit_distance(pred, gold)
+    r = weighted_edit_distance(gold=gold, pred=pred)
     assert -1e-12 <= w <= 1 + 1e-12
     assert -1e-12 <= r.total <= 2 + 1e-12
     assert math.isclose(r.deletion + r.insertion + r.substitution, r.total, abs_tol=1e-12)
@@ -172,7 +172,7 @@ small = st.lists(st.tuples(st.sampled_from(LABELS[:3]), st.floats(0.0, 1.0)), mi
 @given(small.filter(bool), small)
 def test_wed_equals_brute_force(gold_pairs, pred_pairs) -> None:
     gold, pred = as_norm(gold_pairs), as_norm(pred_pairs)
-    assert weighted_edit_distance(pred, gold).total == pytest.approx(brute_wed(pred, gold), abs=1e-9)
+    assert weighted_edit_distance(gold=gold, pred=pred).total == pytest.approx(brute_wed(pred, gold), abs=1e-9)
 
 
 @settings(max_examples=300)
@@ -180,3 +180,12 @@ def test_wed_equals_brute_force(gold_pairs, pred_pairs) -> None:
 def test_wlcs_equals_brute_force(gold_pairs, pred_pairs) -> None:
     gold, pred = as_norm(gold_pairs), as_norm(pred_pairs)
     assert weighted_lcs(gold, pred) == pytest.approx(brute_wlcs(gold, pred), abs=1e-9)
+
+
+def test_gold_coverage_on_table2_id1() -> None:
+    # docs/metrics.md's example: a one-act reply gets full WLCS but only its act's share of the gold importance.
+    from voxeval.metrics import gold_coverage
+
+    pred, gold = TABLE2[0][0], TABLE2[0][1]
+    assert weighted_lcs(gold=gold, pred=pred) == 1.0
+    assert gold_coverage(gold=gold, pred=pred) == pytest.approx(0.15)

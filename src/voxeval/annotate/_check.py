@@ -18,7 +18,7 @@ from voxeval.metrics import weighted_edit_distance, weighted_lcs
 
 def aligned_pairs(pred: Acts, gold: Acts) -> list[tuple[str, str]]:
     """(gold label, predicted label) for the steps the optimal WED path pairs up (matches and substitutions)."""
-    result = weighted_edit_distance(pred, gold)
+    result = weighted_edit_distance(gold=gold, pred=pred)
     return [
         (gold[op.gold_index].act, pred[op.pred_index].act)
         for op in result.ops
@@ -87,9 +87,9 @@ def check_annotator(
         if isinstance(result, AnnotationFailed):
             failures.append({"id": sample.id, "error": str(result), "raw": result.raw})
             continue
-        edit = weighted_edit_distance(result.acts, sample.acts)
+        edit = weighted_edit_distance(gold=sample.acts, pred=result.acts)
         wed.append(edit.total)
-        wlcs.append(weighted_lcs(sample.acts, result.acts))
+        wlcs.append(weighted_lcs(gold=sample.acts, pred=result.acts))
         pairs += aligned_pairs(result.acts, sample.acts)
         rows.append(
             {
@@ -122,6 +122,6 @@ def _consistency(runs: list[list[Any]]) -> dict[str, Any]:
         if len(ok) < 2:
             continue
         for a, b in itertools.combinations(ok, 2):
-            pair_wed.append(weighted_edit_distance(a.acts, b.acts).total)
+            pair_wed.append(weighted_edit_distance(gold=b.acts, pred=a.acts).total)
         identical.append(float(all([s.act for s in r.acts] == [s.act for s in ok[0].acts] for r in ok)))
     return {"repeats": len(runs), "mean_pairwise_wed": _mean(pair_wed), "all_labels_identical_rate": _mean(identical)}

@@ -53,9 +53,9 @@ def score_annotations(gold: Sequence[Acts], pred: Sequence[Acts]) -> AnnotatorSc
     confusion = {g: dict.fromkeys(keys, 0) for g in keys}
     wed, wlcs = [], []
     for g, p in zip(gold, pred, strict=True):
-        result = weighted_edit_distance(p, g)
+        result = weighted_edit_distance(gold=g, pred=p)
         wed.append(result.total)
-        wlcs.append(weighted_lcs(g, p))
+        wlcs.append(weighted_lcs(gold=g, pred=p))
         for op in result.ops:
             g_label = g[op.gold_index].act if op.gold_index is not None else UNALIGNED
             p_label = p[op.pred_index].act if op.pred_index is not None else UNALIGNED

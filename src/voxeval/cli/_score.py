@@ -7,11 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from voxeval.data import load_gold, load_predictions
-from voxeval.report import table1_markdown
-from voxeval.run import score_predictions, write_score_outputs
-from voxeval.run._scoring import table_row
-
 
 def register(commands: Any) -> None:
     """Add ``score`` to the command parser."""
@@ -46,18 +41,19 @@ def _write_config(args: argparse.Namespace, dataset: str, system: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``voxeval score``."""
-    gold = load_gold(args.gold)
-    preds = load_predictions(args.pred)
-    scored = score_predictions(
-        gold,
-        preds,
+    from voxeval.report import table1_markdown
+    from voxeval.run._score_stream import score_files
+
+    # Streams: gold is held compactly, predictions are scored in batches, rows are written as they come.
+    row = score_files(
+        args.gold,
+        args.pred,
+        args.out,
         dataset=args.dataset_name or args.gold.stem,
         system=args.system_name or args.pred.stem,
         ignore_extra=args.ignore_extra,
-        pred_source=str(args.pred),
     )
-    write_score_outputs(args.out, [scored])
-    _write_config(args, scored.dataset, scored.system)
+    _write_config(args, row.dataset, row.system)
     if args.json:
         print(
             json.dumps(
@@ -65,6 +61,6 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
-        print(table1_markdown([table_row(scored)]))
+        print(table1_markdown([row]))
         print(f"\nwrote {args.out / 'scores.jsonl'}, {args.out / 'summary.json'}, {args.out / 'report.md'}")
     return 0

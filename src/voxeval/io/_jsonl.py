@@ -37,12 +37,11 @@ def _decode_line(raw: bytes, where: Location) -> dict[str, Any]:
     return row
 
 
-def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, row)`` for each non-blank line of a JSONL file.
+def iter_lines(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, int, bytes]]:
+    """Yield ``(line_number, byte_offset, raw_line)`` for each non-blank line of a JSONL file, undecoded.
 
-    Repairs, both documented: a UTF-8 byte-order mark at the start is skipped, and blank lines are
-    ignored. Everything else that is wrong raises :class:`InputError` naming the file and line.
-    ``complete_only`` stops before a last line with no newline (one still being written, or torn by a crash).
+    The line-level half of :func:`read_jsonl` (missing file, over-long line, BOM, blank lines, torn last
+    line), for readers that decode rows themselves. ``byte_offset`` is where the line starts in the file.
     """
     name = str(path)
     try:
@@ -52,17 +51,96 @@ def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tup
     except IsADirectoryError:
         raise InputError(Location(name), "is a directory, expected a JSONL file") from None
     with handle:
+        offset = 0
         for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
-            where = Location(name, number)
+            start, offset = offset, offset + len(raw)
             if len(raw) > MAX_LINE_BYTES:
-                raise InputError(where, f"line longer than {MAX_LINE_BYTES} bytes; is this really a JSONL file?")
+                raise InputError(
+                    Location(name, number), f"line longer than {MAX_LINE_BYTES} bytes; is this really a JSONL file?"
+                )
             if complete_only and not raw.endswith(b"\n"):
                 return
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]
+                start += len(_BOM)
             if not raw.strip():
                 continue
-            yield number, _decode_line(raw, where)
+            yield number, start, raw
+
+
+READ_BLOCK = 1 << 22
+"""Bytes read at a time by :func:`iter_line_blocks`."""
+
+BLANK_START = frozenset(b" \t\r\n\x0b\x0c")
+"""Bytes ``bytes.strip()`` removes: a line is blank when it is empty or starts with one and strips to nothing."""
+
+
+def iter_line_blocks(path: str | Path) -> Iterator[tuple[int, int, list[bytes], bool]]:
+    """Yield ``(first line number, its byte offset, lines, terminated)`` for successive blocks of a JSONL file.
+
+    The same lines, numbers and errors as :func:`iter_lines`, cut from large reads instead of one ``readline``
+    per line: lines come without their newline (``terminated`` is false only for a last block holding a last
+    line that had none), blank lines included (numbering is by position; callers skip them), the BOM of the
+    first line removed. An over-long line raises after the lines before it were yielded.
+    """
+    name = str(path)
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below; open errors need their own message
+    except FileNotFoundError:
+        raise InputError(Location(name), "file not found") from None
+    except IsADirectoryError:
+        raise InputError(Location(name), "is a directory, expected a JSONL file") from None
+    with handle:
+        number, offset, carry = 1, 0, b""
+        while True:
+            chunk = handle.read(READ_BLOCK)
+            lines = (carry + chunk).split(b"\n")
+            carry = lines.pop() if chunk else b""
+            # A line with its newline may hold MAX_LINE_BYTES bytes in all; the last line, without one, as many.
+            # Lengths count a leading BOM, as readline does.
+            too_long = None
+            if lines and max(map(len, lines)) >= MAX_LINE_BYTES:
+                too_long = next(k for k, line in enumerate(lines) if len(line) >= MAX_LINE_BYTES)
+                if not (chunk or len(lines[too_long]) > MAX_LINE_BYTES or too_long < len(lines) - 1):
+                    too_long = None  # an unterminated last line of exactly MAX_LINE_BYTES bytes is accepted
+            if number == 1 and lines and lines[0].startswith(_BOM):
+                lines[0] = lines[0][len(_BOM) :]
+                offset += len(_BOM)
+            if too_long is not None:
+                yield number, offset, lines[:too_long], True
+                raise InputError(
+                    Location(name, number + too_long),
+                    f"line longer than {MAX_LINE_BYTES} bytes; is this really a JSONL file?",
+                )
+            if len(carry) > MAX_LINE_BYTES:
+                yield number, offset, lines, True
+                raise InputError(
+                    Location(name, number + len(lines)),
+                    f"line longer than {MAX_LINE_BYTES} bytes; is this really a JSONL file?",
+                )
+            if lines:
+                yield number, offset, lines, bool(chunk)
+            if not chunk:
+                return
+            number += len(lines)
+            offset += sum(map(len, lines)) + len(lines)
+
+
+def decode_line(raw: bytes, where: Location) -> dict[str, Any]:
+    """One JSONL line as a JSON object; anything else raises :class:`InputError` naming ``where``."""
+    return _decode_line(raw, where)
+
+
+def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, row)`` for each non-blank line of a JSONL file.
+
+    Repairs, both documented: a UTF-8 byte-order mark at the start is skipped, and blank lines are
+    ignored. Everything else that is wrong raises :class:`InputError` naming the file and line.
+    ``complete_only`` stops before a last line with no newline (one still being written, or torn by a crash).
+    """
+    name = str(path)
+    for number, _, raw in iter_lines(path, complete_only=complete_only):
+        yield number, _decode_line(raw, Location(name, number))
 
 
 def dumps(row: Any) -> str:

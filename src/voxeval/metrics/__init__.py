@@ -1,16 +1,29 @@
-"""Dialogue-act metrics of the spec: Weighted LCS and the weighted edit distance (WED), as pure functions."""
+"""Dialogue-act metrics of the spec (Weighted LCS, the weighted edit distance) and voxeval's gold coverage.
 
-from voxeval.metrics._aggregate import SampleScore, Summary, score_sample, summarise
+Every metric takes ``(gold, pred)`` in that order; the batch versions give bit-identical numbers over arrays.
+"""
+
+from voxeval.metrics._aggregate import SampleScore, Summary, score_sample, summarise, summary_of
+from voxeval.metrics._batch import BatchScores, PaddedActs, pad, score_batch
+from voxeval.metrics._rows import BatchRows, batch_rows
 from voxeval.metrics._wed import EditOp, EditResult, weighted_edit_distance
-from voxeval.metrics._wlcs import weighted_lcs
+from voxeval.metrics._wlcs import gold_coverage, weighted_lcs
 
 __all__ = [
+    "BatchRows",
+    "BatchScores",
     "EditOp",
     "EditResult",
+    "PaddedActs",
     "SampleScore",
     "Summary",
+    "batch_rows",
+    "gold_coverage",
+    "pad",
+    "score_batch",
     "score_sample",
     "summarise",
+    "summary_of",
     "weighted_edit_distance",
     "weighted_lcs",
 ]

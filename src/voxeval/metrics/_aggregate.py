@@ -9,7 +9,7 @@ from typing import Any
 
 from voxeval.acts import Acts
 from voxeval.metrics._wed import EditResult, weighted_edit_distance
-from voxeval.metrics._wlcs import weighted_lcs
+from voxeval.metrics._wlcs import gold_coverage, weighted_lcs
 
 MISSING_COUNTED_AS = "empty reply: WLCS 0, WED 1 (all insertions)"
 """How a gold id without a prediction enters the means."""
@@ -22,17 +22,20 @@ class SampleScore:
     id: str
     """Sample id (shared by gold and prediction)."""
     wlcs: float
-    """Weighted LCS (prediction-side weights)."""
+    """Weighted LCS (prediction-side weights), the paper's metric."""
     edit: EditResult
     """Weighted edit distance with its breakdown and path."""
     missing: bool = False
     """True when there was no prediction and the sample was scored as an empty reply."""
+    gold_coverage: float = 0.0
+    """voxeval's addition: the share of the gold importance the reply covers (LCS with gold-side weights)."""
 
     def to_json(self) -> dict[str, Any]:
         """The row written to ``scores.jsonl``."""
         return {
             "id": self.id,
             "wlcs": self.wlcs,
+            "gold_coverage": self.gold_coverage,
             "wed": self.edit.total,
             "deletion": self.edit.deletion,
             "insertion": self.edit.insertion,
@@ -44,7 +47,13 @@ class SampleScore:
 
 def score_sample(sample_id: str, gold: Acts, pred: Acts, *, missing: bool = False) -> SampleScore:
     """Score one prediction (already normalised) against its gold sequence."""
-    return SampleScore(sample_id, weighted_lcs(gold, pred), weighted_edit_distance(pred, gold), missing)
+    return SampleScore(
+        sample_id,
+        weighted_lcs(gold=gold, pred=pred),
+        weighted_edit_distance(gold=gold, pred=pred),
+        missing,
+        gold_coverage(gold=gold, pred=pred),
+    )
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -66,18 +75,29 @@ class Summary:
     n: int
     """Number of samples in the means (includes missing predictions, scored as empty replies)."""
     wlcs_mean: float | None
+    """Mean WLCS (the paper's metric, prediction-side weights)."""
     wlcs_std: float | None
+    """Population standard deviation of the WLCS."""
     wed_mean: float | None
+    """Mean weighted edit distance."""
     wed_std: float | None
+    """Population standard deviation of the WED."""
     deletion_mean: float | None
+    """Mean deletion cost along each sample's path."""
     insertion_mean: float | None
+    """Mean insertion cost."""
     substitution_mean: float | None
+    """Mean substitution cost."""
     missing_predictions: int = 0
     """Gold ids that had no prediction; they are in ``n`` and counted as ``missing_counted_as`` says."""
     missing_ids: tuple[str, ...] = ()
     """Which gold ids had no prediction."""
     excluded: dict[str, str] = field(default_factory=dict)
     """Samples left out of the means (id → reason), e.g. a failed annotation. Never silently scored."""
+    gold_coverage_mean: float | None = None
+    """voxeval's addition: mean share of the gold importance covered (see :func:`gold_coverage`)."""
+    gold_coverage_std: float | None = None
+    """Population standard deviation of the gold coverage."""
 
     def to_json(self) -> dict[str, Any]:
         """The object written to ``summary.json``."""
@@ -85,6 +105,8 @@ class Summary:
             "n": self.n,
             "wlcs_mean": self.wlcs_mean,
             "wlcs_std": self.wlcs_std,
+            "gold_coverage_mean": self.gold_coverage_mean,
+            "gold_coverage_std": self.gold_coverage_std,
             "wed_mean": self.wed_mean,
             "wed_std": self.wed_std,
             "deletion_mean": self.deletion_mean,
@@ -100,19 +122,42 @@ class Summary:
 
 def summarise(scores: Sequence[SampleScore], excluded: dict[str, str] | None = None) -> Summary:
     """Table 1 numbers for a set of sample scores."""
-    wlcs = [s.wlcs for s in scores]
-    wed = [s.edit.total for s in scores]
-    missing = tuple(s.id for s in scores if s.missing)
+    return summary_of(
+        [s.wlcs for s in scores],
+        [s.gold_coverage for s in scores],
+        [s.edit.total for s in scores],
+        [s.edit.deletion for s in scores],
+        [s.edit.insertion for s in scores],
+        [s.edit.substitution for s in scores],
+        missing_ids=tuple(s.id for s in scores if s.missing),
+        excluded=excluded,
+    )
+
+
+def summary_of(
+    wlcs: Sequence[float],
+    coverage: Sequence[float],
+    wed: Sequence[float],
+    deletion: Sequence[float],
+    insertion: Sequence[float],
+    substitution: Sequence[float],
+    *,
+    missing_ids: tuple[str, ...] = (),
+    excluded: dict[str, str] | None = None,
+) -> Summary:
+    """Table 1 numbers from per-sample columns (any order: the sums are exactly rounded)."""
     return Summary(
-        n=len(scores),
+        n=len(wlcs),
         wlcs_mean=_mean(wlcs),
         wlcs_std=_std(wlcs),
         wed_mean=_mean(wed),
         wed_std=_std(wed),
-        deletion_mean=_mean([s.edit.deletion for s in scores]),
-        insertion_mean=_mean([s.edit.insertion for s in scores]),
-        substitution_mean=_mean([s.edit.substitution for s in scores]),
-        missing_predictions=len(missing),
-        missing_ids=missing,
+        deletion_mean=_mean(deletion),
+        insertion_mean=_mean(insertion),
+        substitution_mean=_mean(substitution),
+        missing_predictions=len(missing_ids),
+        missing_ids=missing_ids,
         excluded=dict(excluded or {}),
+        gold_coverage_mean=_mean(coverage),
+        gold_coverage_std=_std(coverage),
     )

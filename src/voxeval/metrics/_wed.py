@@ -99,16 +99,19 @@ def _backtrace(pred: Sequence[Step], gold: Sequence[Step], dist: list[list[float
     return ops
 
 
-def weighted_edit_distance(pred: Sequence[Step], gold: Sequence[Step]) -> EditResult:
+def weighted_edit_distance(gold: Sequence[Step], pred: Sequence[Step]) -> EditResult:
     """Minimum cost of turning ``pred`` into ``gold``; costs per spec eqs. 4–6.
+
+    Arguments are (gold, pred), as for every metric in :mod:`voxeval.metrics`; pass them by keyword when in
+    doubt (``weighted_edit_distance(gold=..., pred=...)``): swapping them swaps deletion and insertion.
 
     Deletion of p costs w^p, insertion of r costs w^r, substitution costs 0 for equal labels and
     (w^p + w^r) / 2 otherwise. The breakdown follows one optimal path (see ``_backtrace`` for the
     tie-break), so ``deletion + insertion + substitution == total``. An empty prediction costs the
     total gold weight (1 for a normalised sequence), all insertions.
 
-    >>> r = weighted_edit_distance([Step("Inform", 1.0)],
-    ...     [Step("Commissive", .6), Step("Question", .25), Step("Inform", .15)])
+    >>> r = weighted_edit_distance(gold=[Step("Commissive", .6), Step("Question", .25), Step("Inform", .15)],
+    ...     pred=[Step("Inform", 1.0)])
     >>> round(r.total, 10), round(r.insertion, 10)
     (0.85, 0.85)
     """

@@ -85,18 +85,21 @@ def _cell(text: str | None) -> str:
 
 
 def table1_markdown(rows: Sequence[TableRow]) -> str:
-    """The spec's Table 1: WLCS and WED mean/std and the mean WED breakdown per dataset × system."""
+    """The spec's Table 1: WLCS and WED mean/std and the mean WED breakdown per dataset × system.
+
+    Plus voxeval's gold coverage (not in the paper): the mean share of the gold importance the replies cover.
+    """
     lines = [
-        "| dataset | system | n | WLCS mean (↑) | WLCS std | WED mean (↓) | WED std "
+        "| dataset | system | n | WLCS mean (↑) | WLCS std | gold coverage (↑) | WED mean (↓) | WED std "
         "| deletion | insertion | substitution | missing | excluded |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         s = r.summary
         lines.append(
             f"| {_cell(r.dataset)} | {_cell(r.system)} | {s.n} | {_fmt(s.wlcs_mean)} | {_fmt(s.wlcs_std)} | "
-            f"{_fmt(s.wed_mean)} | {_fmt(s.wed_std)} | {_fmt(s.deletion_mean)} | {_fmt(s.insertion_mean)} | "
-            f"{_fmt(s.substitution_mean)} | {s.missing_predictions} | {len(s.excluded)} |"
+            f"{_fmt(s.gold_coverage_mean)} | {_fmt(s.wed_mean)} | {_fmt(s.wed_std)} | {_fmt(s.deletion_mean)} | "
+            f"{_fmt(s.insertion_mean)} | {_fmt(s.substitution_mean)} | {s.missing_predictions} | {len(s.excluded)} |"
         )
     return "\n".join(lines)
 
@@ -140,7 +143,9 @@ def render_markdown(rows: Sequence[TableRow], reps: Sequence[Representative]) ->
     parts += [
         "",
         "WED breakdown columns follow one optimal edit path per sample, "
-        "so deletion + insertion + substitution = WED mean.",
+        "so deletion + insertion + substitution = WED mean. Gold coverage is voxeval's addition, not the paper's: "
+        "the share of the gold importance a reply covers (LCS with gold-side weights), so a one-act reply cannot "
+        "look perfect the way it can under WLCS.",
         "",
         "## Table 2: representative samples",
         "",

@@ -64,7 +64,12 @@ def test_window_features_pads_and_cuts() -> None:
 
 @pytest.mark.parametrize(
     ("text", "loop"),
-    [("", False), ("はい。", False), ("明日の午前6時にアラームをセットしました。", False), ("結婚記念日まであと何日?" * 9, True)],
+    [
+        ("", False),
+        ("はい。", False),
+        ("明日の午前6時にアラームをセットしました。", False),
+        ("結婚記念日まであと何日?" * 9, True),
+    ],
 )
 def test_loops_are_spotted(text: str, loop: bool) -> None:
     assert looks_like_loop(text) is loop
