@@ -94,6 +94,20 @@ def _requirements_table(judged: dict[str, list[dict[str, Any]]]) -> list[list[ob
     ]
 
 
+_AGREEMENT_TITLE = "## How far the acoustic judge agrees with an audio-LLM judge"
+
+
+def _acoustic_agreement(
+    judged: dict[str, list[dict[str, Any]]],
+) -> tuple[list[str], list[list[object]], str] | None:
+    """The acoustic judge's measured agreement with the audio-LLM judge, when it judged this run."""
+    if not any(r.get("judge") == "acoustic" for rows in judged.values() for r in rows):
+        return None
+    from voxeval.judge._acoustic_agreement import AGREEMENT_HEAD, agreement_note, agreement_rows
+
+    return AGREEMENT_HEAD, [list(r) for r in agreement_rows()], agreement_note()
+
+
 def build_style_reports(run_dir: Path, human: Path | None = None) -> dict[str, Path]:
     """``report.md``, ``report.html`` and ``tables.csv`` of a style run (or a ``voxeval judge`` output folder)."""
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
@@ -112,6 +126,7 @@ def build_style_reports(run_dir: Path, human: Path | None = None) -> dict[str, P
     overall_head = ["system", "overall (VStyle-weighted)", "coverage", "ok", "failed", "not measured"]
     ability_head, ability_rows = _ability_table(summary, judged)
     paired = _paired(judged)
+    acoustic = _acoustic_agreement(judged)
     sections = [
         "<h2>Style scores</h2>",
         table(overall_head, overall_rows),
@@ -121,6 +136,10 @@ def build_style_reports(run_dir: Path, human: Path | None = None) -> dict[str, P
         "<h2>Per ability</h2>",
         table(ability_head, ability_rows),
     ]
+    if acoustic is not None:
+        agreement_head, agreement_body, agreement_text = acoustic
+        sections += [f"<h2>{_AGREEMENT_TITLE.removeprefix('## ')}</h2>", table(agreement_head, agreement_body)]
+        sections.append(f'<p class="meta">{esc(agreement_text)}</p>')
     for system, rows in judged.items():
         means = defaultdict(list)
         for r in rows:
@@ -202,6 +221,15 @@ def build_style_reports(run_dir: Path, human: Path | None = None) -> dict[str, P
             md_table(overall_head, overall_rows),
             "## Per ability",
             md_table(ability_head, ability_rows),
+            *(
+                [
+                    "## How far the acoustic judge agrees with an audio-LLM judge",
+                    md_table(acoustic[0], acoustic[1]),
+                    acoustic[2],
+                ]
+                if acoustic is not None
+                else []
+            ),
             "## Paired comparisons",
             md_table(PAIRED_HEAD, paired),
         ]

