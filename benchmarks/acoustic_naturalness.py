@@ -164,7 +164,10 @@ def fit(samples: list[Sample], c: float = 0.1) -> NaturalnessModel:
 
     Only the natural samples and the synthetic samples of the ``TRAINED`` families are used.
     """
-    from sklearn.linear_model import LogisticRegression
+    try:
+        from sklearn.linear_model import LogisticRegression
+    except ImportError:
+        sys.exit("training the naturalness classifier needs scikit-learn (pip install 'voxeval[annotator]')")
 
     samples = [s for s in samples if s.natural or s.group in TRAINED]
     names = tuple(features(samples[0].m))

@@ -48,12 +48,19 @@ from voxeval.speech.acoustics import (
     Thresholds,
     gender_score,
     naturalness_model,
+    read_speed,
 )
 from voxeval.speech.acoustics._thresholds import CALIBRATION_FILE, FITTED_SCALES, SYNTHETIC_THRESHOLDS, calibrated
 
 CALIBRATION_DIR = REPO / "src/voxeval/speech/acoustics/calibration"
 COMMAND = "PYTHONPATH=src .venv/bin/python benchmarks/acoustic_vstyle.py --write"
 CUT_INTENSITIES = (10.0, 35.0, 65.0, 90.0)
+FIT_METHOD = (
+    "gender cut: fewest errors against Gemini's gender; en/zh rate and nuclei norms: geometric mean where Gemini "
+    "heard a normal rate; scale cuts: fewest errors against Gemini's level (its 0-100 intensity in the seed "
+    "prompt's bands), and where either side of a cut has fewer than two replies, linear equating of the "
+    "measurement with Gemini's intensity"
+)
 
 
 @dataclass(frozen=True)
@@ -142,11 +149,34 @@ def fewest_errors(
 
 
 def _rate(case: Case, table: Thresholds) -> float | None:
+    """Transcript units per second of the words' speaking time (the signal's without word times)."""
     a = case.analysis
     if a is None or a.units is None:
         return None
     seconds = a.word_speech_s or case.m.speech_s
     return a.units.count / seconds if seconds > 0 else None
+
+
+def _nuclei_rate(case: Case, table: Thresholds) -> float | None:
+    """Syllable nuclei per second of the signal's speech time."""
+    return case.m.nuclei / case.m.speech_s if case.m.speech_s > 0 and case.m.nuclei > 0 else None
+
+
+def _norms(cases: list[Case], table: Thresholds, rate: Any) -> dict[str, float]:
+    """Per language: geometric mean of ``rate`` over the replies where Gemini heard a normal speaking rate."""
+    norms = {}
+    for language in ("en", "zh"):
+        normal = [
+            r
+            for c in cases
+            if c.reply.language == language
+            and c.reply.gemini.speed is not None
+            and 35 <= c.reply.gemini.speed < 65
+            and (r := rate(c, table))
+        ]
+        if normal:
+            norms[language] = round(math.exp(statistics.fmean(math.log(r) for r in normal)), 3)
+    return norms
 
 
 def _gender_cut(cases: list[Case], table: Thresholds) -> float:
@@ -173,23 +203,13 @@ def references(cases: list[Case], table: Thresholds) -> dict[str, BatchReference
 def fit_table(cases: list[Case], base: Thresholds = SYNTHETIC_THRESHOLDS) -> dict[str, Any]:
     """Values fitted on ``cases`` (real replies with Gemini's step-1 attributes), in the calibration file's form.
 
-    Gender cut: fewest errors against Gemini's gender. Rate norms (en, zh): geometric mean of the rate where Gemini
-    heard a normal one. Scale cuts: :func:`fewest_errors` against Gemini's level, :func:`equate` as the fallback.
+    Gender cut: fewest errors against Gemini's gender. Rate and nuclei norms (en, zh): geometric mean where Gemini
+    heard a normal rate. Scale cuts: :func:`fewest_errors` against Gemini's level, :func:`equate` as the fallback.
     """
     values: dict[str, Any] = {"gender_f0_cut_hz": _gender_cut(cases, base)}
     table = calibrated(base, values)
-    norms = {}
-    for language in ("en", "zh"):
-        normal = [
-            r
-            for c in cases
-            if c.reply.language == language
-            and c.reply.gemini.speed is not None
-            and 35 <= c.reply.gemini.speed < 65
-            and (r := _rate(c, table))
-        ]
-        norms[language] = round(math.exp(statistics.fmean(math.log(r) for r in normal)), 3) if normal else None
-    values["rate_norm"] = {**base.rate_norm, **{k: v for k, v in norms.items() if v}}
+    values["rate_norm"] = {**base.rate_norm, **_norms(cases, table, _rate)}
+    values["nuclei_norm"] = _norms(cases, table, _nuclei_rate)
     table = calibrated(base, values)
     refs = references(cases, table)
     measured: dict[str, list[tuple[float, float]]] = defaultdict(list)
@@ -197,9 +217,11 @@ def fit_table(cases: list[Case], base: Thresholds = SYNTHETIC_THRESHOLDS) -> dic
         g = c.reply.gemini
         if g.pitch is not None and c.m.f0_p90_hz:
             measured["pitch_absolute"].append((c.m.f0_p90_hz, g.pitch))
-        rate = _rate(c, table)
-        if g.speed is not None and rate:
-            measured["speed"].append((rate / table.rate_norm[c.reply.language], g.speed))
+        if g.speed is not None and c.analysis is not None:
+            a = c.analysis
+            speed = read_speed(c.m, a.units, c.reply.language, table, a.word_speech_s).value
+            if speed:
+                measured["speed"].append((speed, g.speed))
         if g.volume is not None and c.m.lufs is not None:
             measured["volume_absolute"].append((c.m.lufs, g.volume))
             median = refs[c.reply.system].median_lufs
@@ -420,10 +442,7 @@ def main() -> None:
             "meta": {
                 "data": f"vstyle-dev, all replies of {', '.join(SYSTEMS)}, with Gemini 2.5 Pro's recognised attributes",
                 "data_sha256": data_sha256(root),
-                "method": "gender cut: fewest errors against Gemini's gender; en/zh rate norms: geometric mean where "
-                "Gemini heard a normal rate; scale cuts: fewest errors against Gemini's level (its 0-100 intensity in "
-                "the seed prompt's bands), and where either side of a cut has fewer than two replies, linear equating "
-                "of the measurement with Gemini's intensity",
+                "method": FIT_METHOD,
                 "command": COMMAND,
             },
         }

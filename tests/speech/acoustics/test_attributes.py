@@ -81,13 +81,22 @@ def test_speed_uses_transcript_units_else_syllable_nuclei() -> None:
 
 
 def test_speed_prefers_the_words_speaking_time() -> None:
-    norm = THRESHOLDS.rate_norm["zh"]
-    units = Units(round(4.0 * norm), "syllable")  # normal over 4 s of words; the signal says 2 s (twice as fast)
-    by_words = read_speed(m(speech_s=2.0), units, "zh", word_speech_s=4.0)
+    assert "ja" not in THRESHOLDS.nuclei_norm  # Japanese: the transcript's rate alone
+    norm = THRESHOLDS.rate_norm["ja"]
+    units = Units(round(4.0 * norm), "mora")  # normal over 4 s of words; the signal says 2 s (twice as fast)
+    by_words = read_speed(m(speech_s=2.0), units, "ja", word_speech_s=4.0)
     assert by_words.value == pytest.approx(units.count / 4.0 / norm) and "word speaking time" in by_words.basis
     assert by_words.level == "normal"
-    by_signal = read_speed(m(speech_s=2.0), units, "zh", word_speech_s=None)
+    by_signal = read_speed(m(speech_s=2.0), units, "ja", word_speech_s=None)
     assert by_signal.value == pytest.approx(units.count / 2.0 / norm)
+
+
+def test_speed_is_the_geometric_mean_with_the_nuclei_where_fitted() -> None:
+    table = replace(THRESHOLDS, rate_norm={**THRESHOLDS.rate_norm, "zh": 4.0}, nuclei_norm={"zh": 3.0})
+    units = Units(16, "syllable")  # 16 / 2 s of words = 8/s = 2 × the norm
+    reading = read_speed(m(speech_s=2.0, nuclei=3), units, "zh", table, word_speech_s=2.0)  # 1.5/s = 0.5 × its norm
+    assert reading.value == pytest.approx(1.0) and "geometric mean" in reading.basis
+    assert read_speed(m(speech_s=2.0, nuclei=0), units, "zh", table, word_speech_s=2.0).value == pytest.approx(2.0)
 
 
 def test_volume_absolute_relative_and_whisper() -> None:

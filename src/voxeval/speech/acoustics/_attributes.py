@@ -146,21 +146,26 @@ def read_speed(
     """Speaking rate relative to the language norm: transcript units per second of speaking time.
 
     The speaking time is the span of the ASR's words (``word_speech_s``, pauses left out) when it has word times,
-    else the signal's speech time. Without a transcript, or when it is an ASR loop, the syllable nuclei of the
-    signal are counted instead.
+    else the signal's speech time. Where the language has a ``nuclei_norm``, the ratio is the geometric mean of the
+    transcript's ratio and the syllable nuclei's (two estimates of one rate: on vstyle-dev the mean tracked Gemini
+    better than either). Without a transcript, or when it is an ASR loop, the syllable nuclei alone are counted.
     """
     norm = table.rate_norm.get(language, table.rate_norm["en"])
     if m.speech_s <= 0:
         return Reading("speed", None, None, None, "units/s ÷ norm")
-    if units is not None and units.count > 0:
-        plural = "morae" if units.unit == "mora" else f"{units.unit}s"
-        timed = word_speech_s is not None and word_speech_s > 0
-        seconds = word_speech_s if timed and word_speech_s is not None else m.speech_s
-        per_s = units.count / seconds
-        basis = f"{plural}/s of {'word' if timed else 'signal'} speaking time ÷ {language} norm {norm:g}"
-    else:
+    if units is None or units.count <= 0:
         per_s, basis = m.nuclei / m.speech_s, f"syllable nuclei/s ÷ {language} norm {norm:g}"
-    return _ordinal("speed", table.speed, per_s / norm if per_s > 0 else None, basis, table)
+        return _ordinal("speed", table.speed, per_s / norm if per_s > 0 else None, basis, table)
+    plural = "morae" if units.unit == "mora" else f"{units.unit}s"
+    timed = word_speech_s is not None and word_speech_s > 0
+    seconds = word_speech_s if timed and word_speech_s is not None else m.speech_s
+    ratio = units.count / seconds / norm
+    basis = f"{plural}/s of {'word' if timed else 'signal'} speaking time ÷ {language} norm {norm:g}"
+    nuclei_norm = table.nuclei_norm.get(language)
+    if nuclei_norm and m.nuclei > 0:
+        ratio = math.sqrt(ratio * (m.nuclei / m.speech_s) / nuclei_norm)
+        basis = f"geometric mean of ({basis}) and (syllable nuclei/s ÷ {nuclei_norm:g})"
+    return _ordinal("speed", table.speed, ratio, basis, table)
 
 
 def read_volume(m: Measurements, model_median_lufs: float | None = None, table: Thresholds = THRESHOLDS) -> Reading:

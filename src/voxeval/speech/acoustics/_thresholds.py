@@ -67,6 +67,9 @@ class Thresholds:
     rate_norm: dict[str, float] = field(default_factory=lambda: {"ja": 7.9, "zh": 3.9, "en": 5.3})
     """Normal rate per language: morae/s (ja), syllables/s (zh: one per character; en: vowel groups); en and zh fitted
     on real speech (where Gemini heard a normal rate), ja on synthetic clips."""
+    nuclei_norm: dict[str, float] = field(default_factory=dict)
+    """Normal rate of syllable nuclei per second of signal speech time, per language (fitted on real speech): where
+    present, the rate is the geometric mean of the transcript's and the nuclei's ratios to their norms."""
     volume_absolute: Scale = Scale("integrated loudness, LUFS (ITU-R BS.1770)", (-34.0, -24.0, -16.0, -10.5))
     """Volume scale on the file's loudness (single replies). Cuts fitted on real speech."""
     volume_relative: Scale = Scale("LUFS minus the same model's median LUFS, dB", (-15.0, -5.0, 3.0, 7.5))
@@ -103,7 +106,7 @@ CALIBRATION_FILE = "real-speech.json"
 """Values fitted on real model speech, in ``voxeval/speech/acoustics/calibration/`` (with the data's sha256)."""
 FITTED_SCALES = ("pitch_absolute", "speed", "volume_absolute", "volume_relative")
 """Scales whose cuts the real-speech calibration replaces."""
-FITTED_VALUES = ("rate_norm", "gender_f0_cut_hz")
+FITTED_VALUES = ("rate_norm", "nuclei_norm", "gender_f0_cut_hz")
 """Other fields it replaces."""
 
 
