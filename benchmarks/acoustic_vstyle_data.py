@@ -18,15 +18,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from voxeval.style._types import StyleItem
-from voxeval.style._vstyle import parse_vstyle_row
-
 from voxeval.errors import Location
 from voxeval.paths import cache_dir
 from voxeval.speech.acoustics import Analysis, Heard, Measurements, analysis_of, listen, measure
 from voxeval.speech.acoustics._voice import VoiceQuality
 from voxeval.speech.asr import ASREngine, Word
 from voxeval.speech.audio import decode_audio
+from voxeval.style._types import StyleItem
+from voxeval.style._vstyle import parse_vstyle_row
 
 REPO = Path(__file__).resolve().parents[1]
 LANGUAGES = ("en", "zh")

@@ -24,6 +24,7 @@ CHANGED: dict[tuple[str, str], str] = {
     ("run-da", "<stdout>"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
     ("score", "<stdout>"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
     ("score", "report.md"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
+    ("run-da", "config.json"): "ja-assistant conformed to the labelling guide's settled cases (issue 17): new sha256",
     ("score", "config.json"): "new: records the gold and prediction files, so `voxeval report` can rebuild the folder",
 }
 """(command, file) whose content may differ from ``before.json``, and why."""
