@@ -39,3 +39,23 @@ class BrokenSetup:
 
     async def __call__(self, payload: str) -> list[dict[str, Any]]:
         return [{"key": payload, "status": "ok"}]
+
+
+@dataclass
+class SlowWorker:
+    """Announces the pid working on each payload in ``marks/PAYLOAD.pid``, then works for ``seconds``."""
+
+    marks: Path
+    """Folder of the announcements."""
+    seconds: float = 0.3
+    cpu_bound: bool = True
+
+    def setup(self) -> None:
+        """Nothing to load."""
+
+    async def __call__(self, payload: str) -> list[dict[str, Any]]:
+        import time
+
+        (self.marks / f"{payload}.pid").write_text(str(os.getpid()))
+        time.sleep(self.seconds)
+        return [{"key": payload, "status": "ok", "pid": os.getpid()}]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.run.ray_workers import BrokenSetup, DyingWorker
+from tests.run.ray_workers import BrokenSetup, DyingWorker, SlowWorker
 from tests.run.stage_workers import EchoWorker
 from voxeval.data import builtin_path
 from voxeval.run._executor import Task, executor_from_name
@@ -72,6 +72,29 @@ def test_a_worker_killed_mid_task_costs_only_a_retry(cluster, tmp_path) -> None:
     assert (tmp_path / "die-once-a.died").exists() and (tmp_path / "die-once-b.died").exists()  # they did die
     assert {k: r["status"] for k, r in rows.items()} == dict.fromkeys(names, "ok")
     assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)  # nothing lost, nothing twice
+
+
+def test_a_worker_process_killed_from_outside_loses_and_duplicates_nothing(cluster, tmp_path) -> None:
+    names = [f"s{i}" for i in range(8)]
+    how = StageRun(progress=False, cpu_executor=RayExecutor())
+
+    async def kill_the_worker_of_s3() -> int:
+        marker = tmp_path / "s3.pid"
+        while not marker.exists():
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        pid = int(marker.read_text())
+        os.kill(pid, signal.SIGKILL)  # as the OOM killer or a lost node would
+        return pid
+
+    async def both() -> tuple[dict, int]:
+        stage = run_stage(Stage("t", tmp_path / "log.jsonl"), tasks(*names), SlowWorker(tmp_path), limit=4, how=how)
+        return await asyncio.gather(stage, kill_the_worker_of_s3())
+
+    rows, killed = asyncio.run(both())
+    assert {k: r["status"] for k, r in rows.items()} == dict.fromkeys(names, "ok")
+    assert rows["s3"]["pid"] != killed  # s3 was redone by the restarted actor
+    assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
 
 
 def test_an_item_that_always_kills_its_worker_is_recorded_failed_and_the_others_are_not_charged(
