@@ -59,3 +59,18 @@ class SlowWorker:
         (self.marks / f"{payload}.pid").write_text(str(os.getpid()))
         time.sleep(self.seconds)
         return [{"key": payload, "status": "ok", "pid": os.getpid()}]
+
+
+@dataclass
+class WritesToRunDir:
+    """A worker that writes into a run directory (as the input stage does)."""
+
+    run_dir: Path
+    """Where it writes."""
+    cpu_bound: bool = True
+
+    def setup(self) -> None:
+        """Nothing to load."""
+
+    async def __call__(self, payload: str) -> list[dict[str, Any]]:
+        return [{"key": payload, "status": "ok"}]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.run.ray_workers import BrokenSetup, DyingWorker, SlowWorker
+from tests.run.ray_workers import BrokenSetup, DyingWorker, SlowWorker, WritesToRunDir
 from tests.run.stage_workers import EchoWorker
 from voxeval.data import builtin_path
 from voxeval.run._executor import Task, executor_from_name
@@ -59,6 +60,14 @@ def test_actors_set_up_once_and_the_driver_writes_every_row(cluster, tmp_path) -
     # A worker error comes back as the local executors record it: the same one-line failure row.
     assert rows["raise"] == {"key": "raise", "id": "raise", "status": "failed", "error": "ValueError: worker broke"}
     assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
+
+
+def test_progress_reports_items_per_second_and_busy_workers(cluster, tmp_path, capsys) -> None:
+    how = StageRun(progress=True, cpu_executor=RayExecutor())
+    stage = Stage("synth", tmp_path / "log.jsonl")
+    asyncio.run(run_stage(stage, tasks(*[f"s{i}" for i in range(6)]), EchoWorker(cpu_bound=True), limit=4, how=how))
+    line = capsys.readouterr().err.strip().splitlines()[-1]  # not a terminal: one summary line
+    assert re.fullmatch(r"synth: 6/6 done, 0 failed, [\d.]+s, [\d.]+ items/s, up to [12]/2 workers busy", line)
 
 
 def test_one_in_flight_at_a_time_uses_one_actor(cluster, tmp_path) -> None:
@@ -119,6 +128,13 @@ def test_a_setup_error_stops_the_stage_with_that_error(cluster, tmp_path) -> Non
     with pytest.raises(FileNotFoundError, match="model file missing"):
         stage_on_ray(tmp_path / "log.jsonl", ["a", "b"], BrokenSetup())
     assert not (tmp_path / "log.jsonl").exists() or not lines(tmp_path / "log.jsonl")
+
+
+def test_a_run_directory_the_nodes_cannot_see_stops_the_stage_naming_the_node(cluster, tmp_path) -> None:
+    from voxeval.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"run directory .*missing is not visible on Ray node \S+: a cluster needs"):
+        stage_on_ray(tmp_path / "log.jsonl", ["a"], WritesToRunDir(tmp_path / "missing"))
 
 
 def test_the_executor_is_registered_and_reads_ray_address(monkeypatch) -> None:

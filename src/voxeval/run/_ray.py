@@ -103,9 +103,12 @@ class _Slot:
     actor: Any
     """The Ray actor handle."""
     where: str
-    """``host:pid`` of the actor process (for progress and errors)."""
+    """``host:pid`` of the actor process when it started (named in a ``WorkerLost`` error)."""
     queue: deque[Any] = field(default_factory=deque)
     """Object refs of the tasks submitted to it and not yet collected."""
+    probe: Any = None
+    """After its process died: the ref of a ``start`` call that answers once Ray has restarted it (no new tasks
+    go to it until then; a task sent to a restarting actor would fail at once)."""
 
 
 @dataclass
@@ -186,10 +189,13 @@ class RayExecutor:
         try:
             while True:
                 self._fill(flights, todo, pending, slots, limit)
-                if not flights:
+                probes = {s.probe: s for s in slots if s.probe is not None}
+                if not flights and not probes:
                     break
-                ready = await asyncio.to_thread(_finished, ray, list(flights))
-                for ref in sorted(ready, key=lambda r: _position(r, flights[r].slot, slots)):
+                ready = await asyncio.to_thread(_finished, ray, [*flights, *probes])
+                for ref in [r for r in ready if r in probes]:
+                    _recovered(ray, probes[ref])
+                for ref in sorted(set(ready) - set(probes), key=lambda r: _position(r, flights[r].slot, slots)):
                     flight = flights.pop(ref)
                     outcome = self._outcome(ray, ref, flight, flights, todo)
                     flight.slot.queue.remove(ref)
@@ -204,10 +210,11 @@ class RayExecutor:
     def _fill(
         self, flights: dict[Any, _Flight], todo: deque[_Flight], pending: Any, slots: list[_Slot], limit: int
     ) -> None:
-        """Submit retries first, then new tasks, to the least-loaded actor while under ``limit``."""
+        """Submit retries first, then new tasks, to the least-loaded live actor while under ``limit``."""
         while len(flights) < limit:
-            slot = min(slots, key=lambda s: len(s.queue))
-            if len(slot.queue) >= QUEUE_DEPTH:
+            live = [s for s in slots if s.probe is None]
+            slot = min(live, key=lambda s: len(s.queue)) if live else None
+            if slot is None or len(slot.queue) >= QUEUE_DEPTH:
                 return
             if todo:
                 flight = todo.popleft()
@@ -227,16 +234,24 @@ class RayExecutor:
         """The task's rows or error; ``None`` when its actor died and it was queued for another attempt."""
         try:
             ok, value = ray.get(ref)
-        except ray.exceptions.RayActorError as exc:
-            # The actor's process died. The oldest task on it was running: it is charged one attempt, and the
-            # tasks queued behind it (which only waited) are not charged when their own failure arrives.
-            if flight.slot.queue[0] == ref and not flight.waited:
+        except ray.exceptions.RayTaskError as exc:  # the call itself raised past ``Exception`` (e.g. SystemExit)
+            return RuntimeError(f"the worker raised {exc.cause!r}" if exc.cause is not None else str(exc))
+        except ray.exceptions.RayError as exc:
+            # The actor's process died (killed, out of memory, its node lost) or the result was lost with it. The
+            # oldest task on it was running: it is charged one attempt; the tasks queued behind it only waited and
+            # are not charged when their own failure arrives.
+            slot = flight.slot
+            if slot.queue[0] == ref and not flight.waited:
                 flight.deaths += 1
-                for other in list(flight.slot.queue)[1:]:
+                for other in list(slot.queue)[1:]:
                     flights[other].waited = True
+            if slot.probe is None:  # wait for Ray to restart it before sending it more
+                slot.probe = slot.actor.start.options(max_task_retries=-1).remote()
             if flight.deaths >= self.attempts:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                return WorkerLost(f"the worker process died {flight.deaths} times on this item (last: {first})")
+                host = flight.slot.where.rpartition(":")[0]
+                died = f"the worker process died {flight.deaths} times on this item"
+                return WorkerLost(f"{died} (last on {host}: {first})")
             flight.waited = False
             todo.append(flight)
             return None
@@ -245,6 +260,18 @@ class RayExecutor:
             return rows
         error: Exception = value
         return error
+
+
+def _recovered(ray: Any, slot: _Slot) -> None:
+    """The restarted actor answered its probe: it takes tasks again. Its ``setup()`` failing stops the stage."""
+    try:
+        ray.get(slot.probe)
+    except ray.exceptions.RayTaskError as exc:
+        raise (exc.cause if isinstance(exc.cause, Exception) else exc) from None
+    except ray.exceptions.RayError:  # died again while restarting: ask again
+        slot.probe = slot.actor.start.options(max_task_retries=-1).remote()
+        return
+    slot.probe = None
 
 
 def _position(ref: Any, slot: _Slot, slots: list[_Slot]) -> tuple[int, int]:
