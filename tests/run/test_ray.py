@@ -144,6 +144,15 @@ def test_the_executor_is_registered_and_reads_ray_address(monkeypatch) -> None:
     assert RayExecutor("10.0.0.2:6379").address == "10.0.0.2:6379"  # --ray-address wins over the variable
 
 
+def test_without_ray_installed_the_error_names_the_extra(monkeypatch) -> None:
+    from voxeval.errors import MissingDependencyError
+    from voxeval.run._ray import import_ray
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
+    with pytest.raises(MissingDependencyError, match=r"--executor ray needs .*pip install 'voxeval\[distributed\]'"):
+        import_ray()
+
+
 def test_ray_address_without_the_ray_executor_is_refused(capsys) -> None:
     from voxeval.cli import main
 
