@@ -74,3 +74,19 @@ class WritesToRunDir:
 
     async def __call__(self, payload: str) -> list[dict[str, Any]]:
         return [{"key": payload, "status": "ok"}]
+
+
+@dataclass
+class GpuWorker:
+    """A worker that says it can use half a GPU; rows carry the GPU ids Ray assigned to its actor."""
+
+    cpu_bound: bool = True
+    gpus: float = 0.5
+
+    def setup(self) -> None:
+        """Nothing to load."""
+
+    async def __call__(self, payload: str) -> list[dict[str, Any]]:
+        import ray
+
+        return [{"key": payload, "status": "ok", "gpus": [str(g) for g in ray.get_gpu_ids()]}]

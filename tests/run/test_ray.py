@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.run.ray_workers import BrokenSetup, DyingWorker, SlowWorker, WritesToRunDir
+from tests.run.ray_workers import BrokenSetup, DyingWorker, GpuWorker, SlowWorker, WritesToRunDir
 from tests.run.stage_workers import EchoWorker
 from voxeval.data import builtin_path
 from voxeval.run._executor import Task, executor_from_name
@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def cluster() -> object:
-    """A local Ray with two CPUs for the whole module; no Ray process outlives it."""
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+    """A local Ray with two CPUs (and one declared GPU, a resource count only) for the whole module; no Ray process
+    outlives it."""
+    ray.init(num_cpus=2, num_gpus=1, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
     try:
         yield ray
     finally:
@@ -68,6 +69,13 @@ def test_progress_reports_items_per_second_and_busy_workers(cluster, tmp_path, c
     asyncio.run(run_stage(stage, tasks(*[f"s{i}" for i in range(6)]), EchoWorker(cpu_bound=True), limit=4, how=how))
     line = capsys.readouterr().err.strip().splitlines()[-1]  # not a terminal: one summary line
     assert re.fullmatch(r"synth: 6/6 done, 0 failed, [\d.]+s, [\d.]+ items/s, up to [12]/2 workers busy", line)
+
+
+def test_a_worker_that_can_use_a_gpu_gets_one_and_others_do_not(cluster, tmp_path) -> None:
+    rows = stage_on_ray(tmp_path / "gpu.jsonl", ["a", "b", "c"], GpuWorker())
+    assert all(r["gpus"] == ["0"] for r in rows.values())  # two actors share the cluster's one GPU, half each
+    rows = stage_on_ray(tmp_path / "cpu.jsonl", ["a", "b"], GpuWorker(gpus=0.0))
+    assert all(r["gpus"] == [] for r in rows.values())
 
 
 def test_one_in_flight_at_a_time_uses_one_actor(cluster, tmp_path) -> None:
