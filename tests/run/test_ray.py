@@ -190,6 +190,20 @@ def test_a_run_on_ray_writes_what_the_async_and_process_runs_write(cluster, tmp_
     assert summary == json.loads((tmp_path / "async" / "summary.json").read_text())
 
 
+def test_the_offline_annotator_on_ray_scores_what_it_scores_in_process(cluster, tmp_path) -> None:
+    from voxeval.cli import main
+
+    def run(out: Path, executor: str) -> dict:
+        args = _run_args(out, "ja-assistant", executor, "--limit", "5")
+        args[args.index("gold")] = "offline"  # a model-loading stage: the encoder loads once per actor
+        assert main(args) == 0
+        return {r["id"]: r for r in lines(out / "scores.jsonl")}
+
+    assert run(tmp_path / "ray", "ray") == run(tmp_path / "async", "async")
+    steps = [{r["key"]: r["steps"] for r in lines(tmp_path / d / "annotations.jsonl")} for d in ("ray", "async")]
+    assert steps[0] == steps[1] and len(steps[0]) == 5
+
+
 def slow_dataset(path: Path, n: int) -> Path:
     """The first ``n`` ja-assistant samples with inputs long enough that synthesising them takes a while."""
     rows = [json.loads(x) for x in builtin_path("ja-assistant").read_text("utf-8").splitlines()[:n]]
