@@ -8,11 +8,11 @@ when the worker says it can use a GPU (``gpus`` attribute) and the cluster has o
 
 The driver stays the single writer: at most ``limit`` tasks are in flight; finished ones are collected with
 ``ray.wait`` and yielded to the stage runner, which appends their rows, so the executor holds at most ``limit``
-items whatever the stage's size. Work items carry paths, not audio: the run directory and the datasets must be on storage every
-node sees at the same path (docs/scale.md). An actor whose process dies (killed, out of memory, node lost) is
-restarted by Ray; of its in-flight tasks the one it was running is charged an attempt and every one is
-resubmitted; a task that was running at ``attempts`` deaths is yielded as a :class:`WorkerLost` error, which the
-runner records as failed. No task is yielded twice.
+items whatever the stage's size. Work items carry paths, not audio: the run directory and the datasets must be on
+storage every node sees at the same path (docs/scale.md). An actor whose process dies (killed, out of memory, node
+lost) is restarted by Ray and probed before it gets more tasks; of its in-flight tasks the one it was running is
+charged an attempt and every one is resubmitted; a task that was running at ``attempts`` deaths is yielded as a
+:class:`WorkerLost` error, which the runner records as failed. No task is yielded twice.
 """
 
 from __future__ import annotations
