@@ -36,11 +36,14 @@ class RunOptions:
     progress: bool = True
     """Show progress bars on stderr."""
     executor: str = "async"
-    """Where CPU-bound stages run: ``async`` (in-process) or ``process`` (a process pool)."""
+    """Where CPU-bound stages run: ``async`` (in-process), ``process`` (a process pool) or ``ray`` (Ray actors)."""
+    ray_address: str | None = None
+    """With ``executor="ray"``: the cluster to join (``None``: ``$RAY_ADDRESS``, else a local Ray)."""
 
     def stage_run(self) -> StageRun:
         """The stage runner's options."""
-        return StageRun(self.retry_failed, self.progress, executor_from_name(self.executor))
+        executor = executor_from_name(self.executor, ray_address=self.ray_address)
+        return StageRun(self.retry_failed, self.progress, executor)
 
 
 T = TypeVar("T")

@@ -87,6 +87,9 @@ async def run_stage(
                 if isinstance(outcome, Exception) and not stage.record_failures:
                     raise outcome
                 _record(stage, log, task, outcome, how.retry_failed, bar)
+                busy = getattr(executor, "busy", None)  # executors with a worker pool say how many are working
+                if busy is not None:
+                    bar.workers(*busy)
         return dict(log.rows)
 
 
