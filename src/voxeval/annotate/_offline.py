@@ -28,6 +28,11 @@ ARTEFACT_DIR = Path(__file__).resolve().parent / "artefacts"
 DEFAULT_VERSION = "offline-v1"
 """Artefact used by a plain ``offline`` spec."""
 
+MAX_REPLY_CHARS = 20_000
+"""Only a reply's first characters are annotated (a spoken reply is far shorter; this bounds time and memory)."""
+MAX_EMBEDDED_CHARS = 1_000
+"""Characters of one segment the sentence encoder sees: its memory grows by ~17 KB per token of one text."""
+
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -63,9 +68,9 @@ class OfflineAnnotator:
     def annotate_batch(self, items: Sequence[AnnotationInput]) -> list[Annotation]:
         """Annotate many replies with one embedding call; an empty or blank reply gets no acts."""
         model = self._artefact.model
-        cut = [segment(item.reply) for item in items]
+        cut = [segment(item.reply[:MAX_REPLY_CHARS]) for item in items]
         live = [i for i, segments in enumerate(cut) if segments]
-        vectors = self._encoder.encode([s.text for i in live for s in cut[i]])
+        vectors = self._encoder.encode([s.text[:MAX_EMBEDDED_CHARS] for i in live for s in cut[i]])
         results = [Annotation(())] * len(items)
         cursor = 0
         for i in live:
@@ -74,7 +79,9 @@ class OfflineAnnotator:
             cursor += len(segments)
             rows = model.features(segments, item.user_input, seg_emb)
             classes = model.decode(model.proba(rows))
-            results[i] = Annotation(model.steps(item.reply, segments, classes, item.user_input))
+            reply = item.reply[:MAX_REPLY_CHARS]
+            meta = {"annotated_chars": MAX_REPLY_CHARS} if len(item.reply) > MAX_REPLY_CHARS else {}
+            results[i] = Annotation(model.steps(reply, segments, classes, item.user_input), meta=meta)
         return results
 
     async def annotate(self, item: AnnotationInput) -> Annotation:

@@ -44,7 +44,9 @@ def predictions_for(
         if reply is None:
             preds[sample.id] = Prediction(sample.id, (), None, "not run yet (resume the run to finish it)")
         elif reply["status"] == "failed":
-            preds[sample.id] = Prediction(sample.id, (), None, f"reply failed: {reply.get('error')}")
+            preds[sample.id] = Prediction(
+                sample.id, (), None, f"reply {reply.get('outcome', 'failed')}: {reply.get('error')}"
+            )
         elif note is None:
             preds[sample.id] = Prediction(sample.id, (), text, "not annotated yet (resume the run to finish it)")
         elif note["status"] != "ok":

@@ -202,6 +202,10 @@ def read_log(path: str | Path, key: str = "id") -> dict[str, dict[str, Any]]:
     return rows
 
 
+class RowTooLong(ValueError):
+    """A row whose line would be longer than :data:`MAX_LINE_BYTES`: never written, since no reader would accept it."""
+
+
 class AppendLog:
     """An append-only JSONL file of results keyed by a stable id; the basis of resumable runs.
 
@@ -236,11 +240,15 @@ class AppendLog:
         return set(self.rows)
 
     def append(self, row: dict[str, Any]) -> None:
-        """Record one result. A key already present is refused unless its row has ``status: failed``."""
+        """Record one result. A key already present is refused unless its row has ``status: failed``; a row longer
+        than a line may be raises :class:`RowTooLong` and writes nothing."""
         key = str(row[self.key])
         if key in self.rows and self.rows[key].get("status") != "failed":
             raise ValueError(f"{self.path}: key {key!r} already recorded")
-        self._out.write(dumps(row) + "\n")
+        line = dumps(row) + "\n"
+        if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
+            raise RowTooLong(f"{self.path}: the row of {key!r} is over {MAX_LINE_BYTES} bytes; not recorded")
+        self._out.write(line)
         self._out.flush()
         self.rows[key] = row
 
