@@ -23,9 +23,15 @@ from voxeval.run._scoring import ScoredSet, score_predictions, table_row, write_
 
 def load_datasets(settings: RunSettings, limit: int | None) -> list[Dataset]:
     """The datasets of a run, split and limited."""
+    from voxeval.run._names import Entry, distinct_names, split_named
+
+    resolved = [resolve_dataset(split_named(spec)[1]) for spec in settings.datasets]
+    names = distinct_names(
+        [Entry(spec, d.name) for spec, d in zip(settings.datasets, resolved, strict=True)], "--dataset"
+    )
     loaded = []
-    for spec in settings.datasets:
-        dataset = resolve_dataset(spec).split(settings.split)
+    for whole, name in zip(resolved, names, strict=True):
+        dataset = Dataset(name, whole.path, whole.samples).split(settings.split)
         if limit is not None:
             dataset = Dataset(dataset.name, dataset.path, dataset.samples[:limit])
         loaded.append(dataset)
