@@ -33,7 +33,8 @@ def _replay(folder: Path, ids: list[str], text: str) -> Path:
 
 def _run(tmp: Path, datasets: list[Path], systems: list[str], annotator: Path) -> tuple[int, Path]:
     out = tmp / "run"
-    args = ["run", *[a for d in datasets for a in ("--dataset", str(d))], *[a for s in systems for a in ("--system", s)]]
+    args = ["run", *[a for d in datasets for a in ("--dataset", str(d))]]
+    args += [a for s in systems for a in ("--system", s)]
     return main([*args, "--annotator", f"gold:{annotator}", "--out", str(out), "--quiet"]), out
 
 
