@@ -80,9 +80,9 @@ def scored_sets(
 
 
 def score_run(run_dir: Path, datasets: list[Dataset], system_names: list[str]) -> list[ScoredSet]:
-    """Score whatever the run directory holds and (re)write scores, summary and report."""
+    """Score whatever the run directory holds and (re)write scores and summary (the report comes after)."""
     sets, _ = scored_sets(run_dir, datasets, system_names)
-    write_score_outputs(run_dir, sets)
+    write_score_outputs(run_dir, sets, markdown=False)
     return sets
 
 
@@ -188,7 +188,7 @@ class DialogueActsBenchmark:
         return AnnotateStage(AnnotateWorker(settings.annotator, annotator))
 
     def summarise(self, run_dir: Path, plan: Plan, systems: list[str]) -> list[ScoredSet]:
-        """Score the logs; write ``scores.jsonl``, ``summary.json`` and ``report.md``."""
+        """Score the logs; write ``scores.jsonl`` and ``summary.json``."""
         return score_run(run_dir, plan.items, systems)
 
     def table(self, summary: list[ScoredSet], run_dir: Path) -> str:
