@@ -17,9 +17,14 @@ def answer(turn: Turn) -> str | None:
         raise NoReply("refused", "I cannot help with that")
     if kind == "truncated":
         raise NoReply("truncated", "the output budget ran out before any text")
-    return {"ok": OK_TEXT, "empty": "", "null": None, "blank": " \n\t ", "undecodable": "abc\ufffd", "oversized": HUGE}[
-        kind
-    ]
+    return {
+        "ok": OK_TEXT,
+        "empty": "",
+        "null": None,
+        "blank": " \n\t ",
+        "undecodable": "abc\ufffd",
+        "oversized": HUGE,
+    }.get(kind, "abc\udcff")
 
 
 def huge(turn: Turn) -> str:

@@ -14,7 +14,7 @@ from tests.hostile.outcome_doubles import HUGE, OK_TEXT
 from voxeval.cli import main
 from voxeval.testing.mockserver import MockServer, sine_wav
 
-KINDS = ("ok", "empty", "null", "blank", "refused", "truncated", "undecodable", "oversized")
+KINDS = ("ok", "empty", "null", "blank", "refused", "truncated", "undecodable", "surrogate", "oversized")
 """Sample ids, each answered with that outcome by every system kind."""
 EXPECTED = {
     "ok": ("ok", "ok", OK_TEXT),
@@ -24,6 +24,7 @@ EXPECTED = {
     "refused": ("empty", "refused", ""),
     "truncated": ("failed", "truncated", ""),
     "undecodable": ("failed", "undecodable", ""),
+    "surrogate": ("failed", "undecodable", ""),
     "oversized": ("failed", "oversized", ""),
 }
 """Sample id → (status, outcome, stored text)."""
@@ -35,8 +36,8 @@ def _message(kind: str) -> tuple[dict[str, Any], str]:
         return {"role": "assistant", "content": None, "refusal": "I cannot help with that"}, "stop"
     if kind == "truncated":
         return {"role": "assistant", "content": ""}, "length"
-    content = {"ok": OK_TEXT, "empty": "", "null": None, "blank": " \n\t ", "oversized": HUGE}.get(kind, "こんにちは")
-    return {"role": "assistant", "content": content}, "stop"
+    content = {"ok": OK_TEXT, "empty": "", "null": None, "blank": " \n\t ", "oversized": HUGE, "surrogate": "abc\udcff"}
+    return {"role": "assistant", "content": content.get(kind, "こんにちは")}, "stop"
 
 
 class OutcomeServer(MockServer):
@@ -53,7 +54,8 @@ class OutcomeServer(MockServer):
         kind = next((k for marker, k in self.markers.items() if marker in text), None)
         kind = kind or next(k for k in KINDS if f"ask-{k}." in text)
         message, finish = _message(kind)
-        body = json.dumps({"choices": [{"index": 0, "message": message, "finish_reason": finish}]}, ensure_ascii=False)
+        choices = [{"index": 0, "message": message, "finish_reason": finish}]
+        body = json.dumps({"choices": choices}, ensure_ascii=kind == "surrogate")  # a lone surrogate travels escaped
         data = body.encode()
         if kind == "undecodable":
             data = data.replace("こんにちは".encode(), "こんにちは".encode("shift_jis"))
@@ -81,9 +83,12 @@ def _replay(root: Path) -> Path:
         {"id": "refused", "outcome": "refused", "error": "I cannot help with that"},
         {"id": "truncated", "outcome": "truncated"},
         {"id": "undecodable", "text": "abc\ufffd"},
+        {"id": "surrogate", "text": "abc\udcff"},
         {"id": "oversized", "text": HUGE},
     ]
-    return write_jsonl(root / "replies.jsonl", rows)
+    path = root / "replies.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")  # "\udcff" stays escaped
+    return path
 
 
 SYSTEM_KINDS = ("python", "replay", "api", "cascade")
@@ -152,4 +157,5 @@ def test_empty_and_refused_score_as_empty_and_the_rest_are_excluded(recorded) ->
         "oversized": "reply oversized",
         "truncated": "reply truncated",
         "undecodable": "reply undecodable",
+        "surrogate": "reply undecodable",
     }
