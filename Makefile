@@ -53,7 +53,7 @@ apt-test:
 	fi
 
 lint: $(VENV)/.stamp-test
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks training
 
 typecheck: $(VENV)/.stamp-test
 	$(BIN)/mypy

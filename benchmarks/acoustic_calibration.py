@@ -252,7 +252,7 @@ def _voice_columns() -> list[str]:
 
 
 def naturalness_report(rows: list[Row]) -> str:
-    """How often the naturalness proxy calls each voice natural (no ground truth: a sanity check)."""
+    """How often the naturalness classifier calls each voice natural (all should be: not natural)."""
     by_voice: dict[str, list[Measurements]] = defaultdict(list)
     for r in rows:
         by_voice[r.clip.voice.name].append(r.m)

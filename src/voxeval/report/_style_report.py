@@ -183,6 +183,22 @@ def _distribution(judged: dict[str, list[dict[str, Any]]]) -> list[list[object]]
     ]
 
 
+_AGREEMENT_TITLE = "How far the acoustic judge agrees with an audio-LLM judge"
+
+
+def _acoustic_agreement(judged: dict[str, list[dict[str, Any]]]) -> tuple[list[str], list[str]]:
+    """The acoustic judge's measured agreement with the audio-LLM judge (HTML and Markdown), when it judged here."""
+    if not any(r.get("judge") == "acoustic" for rows in judged.values() for r in rows):
+        return [], []
+    from voxeval.judge._acoustic_agreement import AGREEMENT_HEAD, agreement_note, agreement_rows
+    from voxeval.report._build import markdown_table
+
+    rows: list[list[object]] = [list(r) for r in agreement_rows()]
+    note = agreement_note()
+    html = [f"<h2>{_AGREEMENT_TITLE}</h2>", table(AGREEMENT_HEAD, rows), f'<p class="meta">{esc(note)}</p>']
+    return html, [f"## {_AGREEMENT_TITLE}", markdown_table(AGREEMENT_HEAD, rows), note]
+
+
 def _write_csv(path: Path, tables: list[tuple[str, list[str], list[list[object]]]]) -> None:
     import csv
     import io
@@ -205,11 +221,10 @@ def build_style_reports(
     judged = load_judgements(run_dir)
     replies = read_log(run_dir / "replies.jsonl", "key") if (run_dir / "replies.jsonl").exists() else {}
     usage_html, usage_md = usage_section(replies, prices)
-    overall_rows = _overall_rows(systems)
+    overall_rows, paired, dist = _overall_rows(systems), _paired(judged), _distribution(judged)
     ability_head, ability_rows = _ability_table(summary, judged)
-    paired = _paired(judged)
-    dist = _distribution(judged)
     agreement_html, agreement_md = _agreement(judged, human)
+    acoustic_html, acoustic_md = _acoustic_agreement(judged)
     sections = [
         "<h2>Style scores</h2>",
         table(OVERALL_HEAD, overall_rows),
@@ -218,6 +233,7 @@ def build_style_reports(
         "excluded from means and counted in coverage.</p>",
         "<h2>Per ability</h2>",
         table(ability_head, ability_rows),
+        *acoustic_html,
         *_ability_figures(judged),
         "<h2>Score distribution</h2>",
         table(["system", "1", "2", "3", "4", "5"], dist, numeric=(1, 2, 3, 4, 5)),
@@ -235,6 +251,7 @@ def build_style_reports(
             markdown_table(OVERALL_HEAD, overall_rows),
             "## Per ability",
             markdown_table(ability_head, ability_rows),
+            *acoustic_md,
             "## Paired comparisons",
             markdown_table(PAIRED_HEAD, paired),
         ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -10,6 +11,7 @@ from voxeval.speech.acoustics import (
     THRESHOLDS,
     BatchReference,
     Measurements,
+    NaturalnessModel,
     Units,
     read_age,
     read_gender,
@@ -53,9 +55,10 @@ def test_gender_from_f0_and_formants(f0: float, formants: tuple[float, ...], lev
     assert read_gender(m(f0_median_hz=f0, formants_hz=formants)).level == level
 
 
-def test_gender_without_formants_uses_the_165_hz_cut() -> None:
-    assert read_gender(m(f0_median_hz=160.0, formants_hz=None)).level == "male"
-    assert read_gender(m(f0_median_hz=170.0, formants_hz=None)).level == "female"
+def test_gender_without_formants_uses_the_f0_cut() -> None:
+    cut = THRESHOLDS.gender_f0_cut_hz  # fitted on real speech (186 Hz; 165 Hz on the synthetic clips)
+    assert read_gender(m(f0_median_hz=cut - 5, formants_hz=None)).level == "male"
+    assert read_gender(m(f0_median_hz=cut + 5, formants_hz=None)).level == "female"
     assert read_gender(m(f0_median_hz=None)).level is None
 
 
@@ -71,10 +74,29 @@ def test_pitch_references() -> None:
 
 def test_speed_uses_transcript_units_else_syllable_nuclei() -> None:
     norm = THRESHOLDS.rate_norm["ja"]
-    fast = read_speed(m(speech_s=2.0), Units(round(2.0 * norm * 1.6), "mora"), "ja")
-    assert fast.level == "very_fast" and "morae" in fast.basis
+    fast = read_speed(m(speech_s=2.0), Units(round(2.0 * norm * THRESHOLDS.speed.cuts[3] * 1.2), "mora"), "ja")
+    assert fast.level == "very_fast" and "morae" in fast.basis and "signal" in fast.basis
     nuclei = read_speed(m(speech_s=2.0, nuclei=10), None, "en")
     assert "nuclei" in nuclei.basis and nuclei.value == pytest.approx(5.0 / THRESHOLDS.rate_norm["en"])
+
+
+def test_speed_prefers_the_words_speaking_time() -> None:
+    assert "ja" not in THRESHOLDS.nuclei_norm  # Japanese: the transcript's rate alone
+    norm = THRESHOLDS.rate_norm["ja"]
+    units = Units(round(4.0 * norm), "mora")  # normal over 4 s of words; the signal says 2 s (twice as fast)
+    by_words = read_speed(m(speech_s=2.0), units, "ja", word_speech_s=4.0)
+    assert by_words.value == pytest.approx(units.count / 4.0 / norm) and "word speaking time" in by_words.basis
+    assert by_words.level == "normal"
+    by_signal = read_speed(m(speech_s=2.0), units, "ja", word_speech_s=None)
+    assert by_signal.value == pytest.approx(units.count / 2.0 / norm)
+
+
+def test_speed_is_the_geometric_mean_with_the_nuclei_where_fitted() -> None:
+    table = replace(THRESHOLDS, rate_norm={**THRESHOLDS.rate_norm, "zh": 4.0}, nuclei_norm={"zh": 3.0})
+    units = Units(16, "syllable")  # 16 / 2 s of words = 8/s = 2 × the norm
+    reading = read_speed(m(speech_s=2.0, nuclei=3), units, "zh", table, word_speech_s=2.0)  # 1.5/s = 0.5 × its norm
+    assert reading.value == pytest.approx(1.0) and "geometric mean" in reading.basis
+    assert read_speed(m(speech_s=2.0, nuclei=0), units, "zh", table, word_speech_s=2.0).value == pytest.approx(2.0)
 
 
 def test_volume_absolute_relative_and_whisper() -> None:
@@ -92,11 +114,30 @@ def test_child_needs_high_f0_and_short_vocal_tract() -> None:
     assert read_age(m(f0_median_hz=120.0)).level == "adult"
 
 
-def test_naturalness_needs_both_pitch_and_rhythm_variation() -> None:
-    assert read_naturalness(m(f0_sd_st=3.0, npvi=50.0)).natural is True
-    assert read_naturalness(m(f0_sd_st=1.0, npvi=50.0)).natural is False
-    assert read_naturalness(m(f0_sd_st=3.0, npvi=20.0)).natural is False
-    assert read_naturalness(m(npvi=None)).natural is None
+def test_naturalness_is_the_classifier_probability_against_its_threshold() -> None:
+    # One feature, weight 2 on the standardised F0 sd (mean 2, sd 1): p = sigmoid(2 (sd - 2)); threshold 0.5.
+    model = NaturalnessModel(("f0_sd_st",), (2.0,), (1.0,), (2.0,), 0.0, 0.5, {})
+    assert read_naturalness(m(f0_sd_st=3.0), model).natural is True
+    assert read_naturalness(m(f0_sd_st=1.0), model).natural is False
+    flat = read_naturalness(m(f0_sd_st=1.0), model)
+    assert flat.probability is not None and abs(flat.probability - 1 / (1 + math.exp(2.0))) < 1e-9
+    assert read_naturalness(m(f0_sd_st=None), model).natural is None  # nothing voiced to measure
+    strict = NaturalnessModel(("f0_sd_st",), (2.0,), (1.0,), (2.0,), 0.0, 0.95, {})
+    assert read_naturalness(m(f0_sd_st=3.0), strict).natural is False  # p 0.88 < 0.95
+
+
+def test_naturalness_model_file_round_trips_and_checks_lengths() -> None:
+    model = NaturalnessModel(("f0_sd_st", "npvi"), (2.0, 40.0), (1.0, 10.0), (1.0, 0.5), -0.2, 0.6, {"k": 1})
+    assert NaturalnessModel.from_json(model.to_json()) == model
+    broken = model.to_json() | {"weights": [1.0]}
+    with pytest.raises(ValueError, match="one value per feature"):
+        NaturalnessModel.from_json(broken)
+
+
+def test_missing_feature_counts_as_the_training_mean() -> None:
+    model = NaturalnessModel(("f0_sd_st", "hnr_db"), (2.0, 10.0), (1.0, 5.0), (1.0, 3.0), 0.0, 0.5, {})
+    # No voice-quality measurements: hnr_db contributes nothing, only F0 sd moves the probability.
+    assert model.probability(m(f0_sd_st=2.0, voice=None)) == 0.5
 
 
 def test_batch_reference_needs_enough_replies() -> None:

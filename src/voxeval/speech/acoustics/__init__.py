@@ -1,6 +1,14 @@
 """Acoustic measurements of spoken replies and their mapping to the style spec's attribute levels."""
 
-from voxeval.speech.acoustics._analysis import Analysis, Heard, analyse, listen, usable_units
+from voxeval.speech.acoustics._analysis import (
+    Analysis,
+    Heard,
+    analyse,
+    analysis_of,
+    listen,
+    usable_units,
+    word_speech_time,
+)
 from voxeval.speech.acoustics._attributes import (
     ORDINAL_LEVELS,
     BatchReference,
@@ -19,6 +27,7 @@ from voxeval.speech.acoustics._attributes import (
     read_volume,
 )
 from voxeval.speech.acoustics._measure import ANALYSIS_RATE, Measurements, measure, speech_mask
+from voxeval.speech.acoustics._naturalness import NaturalnessModel, features, naturalness_model
 from voxeval.speech.acoustics._text import (
     EN_ONES,
     EN_TENS,
@@ -35,6 +44,7 @@ from voxeval.speech.acoustics._text import (
     spell_numbers,
 )
 from voxeval.speech.acoustics._thresholds import THRESHOLDS, Scale, Thresholds, thresholds_markdown
+from voxeval.speech.acoustics._voice import VoiceQuality
 
 __all__ = [
     "ANALYSIS_RATE",
@@ -47,16 +57,20 @@ __all__ = [
     "Heard",
     "Measurements",
     "Naturalness",
+    "NaturalnessModel",
     "PitchReference",
     "Reading",
     "Scale",
     "Thresholds",
     "Units",
+    "VoiceQuality",
     "analyse",
+    "analysis_of",
     "compression_ratio",
     "count_units",
     "english_syllables",
     "english_words",
+    "features",
     "gender_score",
     "int_to_chinese",
     "int_to_english",
@@ -66,6 +80,7 @@ __all__ = [
     "listen",
     "measure",
     "morae",
+    "naturalness_model",
     "normalise",
     "pinyin_tokens",
     "read_age",
@@ -78,4 +93,5 @@ __all__ = [
     "spell_numbers",
     "thresholds_markdown",
     "usable_units",
+    "word_speech_time",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +11,7 @@ from voxeval.speech.acoustics._attributes import compression_ratio
 from voxeval.speech.acoustics._measure import Measurements, measure
 from voxeval.speech.acoustics._text import Units, count_units
 from voxeval.speech.acoustics._thresholds import THRESHOLDS, Thresholds
-from voxeval.speech.asr import ASREngine
+from voxeval.speech.asr import ASREngine, Word
 from voxeval.speech.audio import decode_audio
 
 
@@ -28,6 +29,8 @@ class Heard:
     """The transcript was decoded with the expected language forced (language ID disagreed)."""
     compression: float
     """zlib compression ratio of ``text`` (ASR loops are repetitive)."""
+    words: tuple[Word, ...] = ()
+    """Word time spans of ``text`` (empty when the ASR does not align words)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,8 @@ class Analysis:
     """The transcript, or None when no ASR was run."""
     units: Units | None
     """Speech units counted in the transcript; None without a usable one (rate then uses syllable nuclei)."""
+    word_speech_s: float | None = None
+    """Speaking time from the ASR's word times (pauses of ``min_pause_s`` or more left out); None without them."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain values for attributes and reports."""
@@ -53,6 +58,7 @@ class Analysis:
             else round(heard.language_probability, 3),
             "asr_forced_language": None if heard is None else heard.forced,
             "units": None if self.units is None else {"count": self.units.count, "unit": self.units.unit},
+            "word_speech_s": None if self.word_speech_s is None else round(self.word_speech_s, 3),
         }
 
 
@@ -65,9 +71,27 @@ def listen(asr: ASREngine, wav: bytes, language: str | None) -> Heard:
     first = asr.transcribe(wav, None)
     detected, probability = first.language, first.language_probability
     if language is None or detected == language:
-        return Heard(first.text, detected, probability, False, compression_ratio(first.text))
+        return Heard(first.text, detected, probability, False, compression_ratio(first.text), first.words)
     forced = asr.transcribe(wav, language)
-    return Heard(forced.text, detected, probability, True, compression_ratio(forced.text))
+    return Heard(forced.text, detected, probability, True, compression_ratio(forced.text), forced.words)
+
+
+def word_speech_time(words: Sequence[Word], min_pause_s: float) -> float | None:
+    """Time covered by the words, with gaps shorter than ``min_pause_s`` counted and longer pauses left out.
+
+    >>> word_speech_time([Word("a", 0.0, 0.5), Word("b", 0.6, 1.0), Word("c", 2.0, 2.5)], 0.3)
+    1.5
+    """
+    spans = sorted((w.start, w.end) for w in words if w.end > w.start)
+    if not spans:
+        return None
+    total, (start, end) = 0.0, spans[0]
+    for a, b in spans[1:]:
+        if a - end < min_pause_s:
+            end = max(end, b)
+        else:
+            total, start, end = total + end - start, a, b
+    return round(total + end - start, 6)
 
 
 def usable_units(heard: Heard | None, language: str, table: Thresholds = THRESHOLDS) -> Units | None:
@@ -88,4 +112,13 @@ def analyse(wav: bytes, language: str | None, asr: ASREngine | None, *, where: L
     measurements = measure(audio)
     heard = None if asr is None else listen(asr, wav, language)
     lang = language or (heard.detected_language if heard else None) or "en"
-    return Analysis(measurements, heard, usable_units(heard, lang))
+    return analysis_of(measurements, heard, lang)
+
+
+def analysis_of(
+    measurements: Measurements, heard: Heard | None, language: str, table: Thresholds = THRESHOLDS
+) -> Analysis:
+    """An :class:`Analysis` from measurements and a transcript (units and word speaking time derived here)."""
+    units = usable_units(heard, language, table)
+    timed = None if heard is None or units is None else word_speech_time(heard.words, table.min_pause_s)
+    return Analysis(measurements, heard, units, timed)

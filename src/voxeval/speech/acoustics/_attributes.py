@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from voxeval.speech.acoustics._measure import Measurements
+from voxeval.speech.acoustics._naturalness import NaturalnessModel, naturalness_model
 from voxeval.speech.acoustics._text import Units
 from voxeval.speech.acoustics._thresholds import THRESHOLDS, Scale, Thresholds
 
@@ -135,21 +136,36 @@ def compression_ratio(text: str) -> float:
     return len(data) / len(zlib.compress(data)) if data else 0.0
 
 
-def read_speed(m: Measurements, units: Units | None, language: str, table: Thresholds = THRESHOLDS) -> Reading:
-    """Speaking rate over the speech time, relative to the language norm.
+def read_speed(
+    m: Measurements,
+    units: Units | None,
+    language: str,
+    table: Thresholds = THRESHOLDS,
+    word_speech_s: float | None = None,
+) -> Reading:
+    """Speaking rate relative to the language norm: transcript units per second of speaking time.
 
-    Units come from the transcript; without one, or when the transcript is an ASR loop (too repetitive), the
-    syllable nuclei of the signal are counted instead.
+    The speaking time is the span of the ASR's words (``word_speech_s``, pauses left out) when it has word times,
+    else the signal's speech time. Where the language has a ``nuclei_norm``, the ratio is the geometric mean of the
+    transcript's ratio and the syllable nuclei's (two estimates of one rate: on vstyle-dev the mean tracked Gemini
+    better than either). Without a transcript, or when it is an ASR loop, the syllable nuclei alone are counted.
     """
     norm = table.rate_norm.get(language, table.rate_norm["en"])
     if m.speech_s <= 0:
         return Reading("speed", None, None, None, "units/s ÷ norm")
-    if units is not None and units.count > 0:
-        plural = "morae" if units.unit == "mora" else f"{units.unit}s"
-        per_s, basis = units.count / m.speech_s, f"{plural}/s ÷ {language} norm {norm:g}"
-    else:
+    if units is None or units.count <= 0:
         per_s, basis = m.nuclei / m.speech_s, f"syllable nuclei/s ÷ {language} norm {norm:g}"
-    return _ordinal("speed", table.speed, per_s / norm if per_s > 0 else None, basis, table)
+        return _ordinal("speed", table.speed, per_s / norm if per_s > 0 else None, basis, table)
+    plural = "morae" if units.unit == "mora" else f"{units.unit}s"
+    timed = word_speech_s is not None and word_speech_s > 0
+    seconds = word_speech_s if timed and word_speech_s is not None else m.speech_s
+    ratio = units.count / seconds / norm
+    basis = f"{plural}/s of {'word' if timed else 'signal'} speaking time ÷ {language} norm {norm:g}"
+    nuclei_norm = table.nuclei_norm.get(language)
+    if nuclei_norm and m.nuclei > 0:
+        ratio = math.sqrt(ratio * (m.nuclei / m.speech_s) / nuclei_norm)
+        basis = f"geometric mean of ({basis}) and (syllable nuclei/s ÷ {nuclei_norm:g})"
+    return _ordinal("speed", table.speed, ratio, basis, table)
 
 
 def read_volume(m: Measurements, model_median_lufs: float | None = None, table: Thresholds = THRESHOLDS) -> Reading:
@@ -224,19 +240,23 @@ class BatchReference:
 
 @dataclass(frozen=True)
 class Naturalness:
-    """The naturalness proxy: prosodic variation against flat TTS cadence."""
+    """The naturalness classifier's verdict (``_naturalness``: real model speech against the project's own TTS)."""
 
     natural: bool | None
-    """Both F0 variation and rhythm variation reach their thresholds; None when unmeasurable."""
+    """The probability of natural speech reaches the model's threshold; None when unmeasurable."""
+    probability: float | None
+    """The classifier's probability that the reply is natural speech."""
+    threshold: float
+    """The model's threshold."""
     f0_sd_st: float | None
-    """F0 standard deviation, semitones."""
+    """F0 standard deviation, semitones (one of the inputs, reported)."""
     npvi: float | None
-    """nPVI of syllable intervals."""
+    """nPVI of syllable intervals (one of the inputs, reported)."""
 
 
-def read_naturalness(m: Measurements, table: Thresholds = THRESHOLDS) -> Naturalness:
-    """Natural when F0 varies by ``natural_f0_sd_st`` semitones and rhythm by ``natural_npvi`` or more."""
-    if m.f0_sd_st is None or m.npvi is None:
-        return Naturalness(None, m.f0_sd_st, m.npvi)
-    natural = m.f0_sd_st >= table.natural_f0_sd_st and m.npvi >= table.natural_npvi
-    return Naturalness(natural, m.f0_sd_st, m.npvi)
+def read_naturalness(m: Measurements, model: NaturalnessModel | None = None) -> Naturalness:
+    """Natural when the classifier's probability reaches its threshold (the shipped model unless one is given)."""
+    model = model or naturalness_model()
+    p = model.probability(m)
+    natural = None if p is None else p >= model.threshold
+    return Naturalness(natural, p, model.threshold, m.f0_sd_st, m.npvi)

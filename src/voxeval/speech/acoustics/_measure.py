@@ -10,6 +10,7 @@ import numpy as np
 
 from voxeval.errors import MissingDependencyError
 from voxeval.speech.acoustics._thresholds import THRESHOLDS, Thresholds
+from voxeval.speech.acoustics._voice import VoiceQuality, voice_quality
 from voxeval.speech.audio import Audio, SilentAudioError, frame_rms, resample
 
 ANALYSIS_RATE = 16_000
@@ -50,6 +51,8 @@ class Measurements:
     """Syllable nuclei: voiced intensity peaks (a text-free syllable count)."""
     npvi: float | None
     """Normalised pairwise variability of the intervals between nuclei (rhythm variation)."""
+    voice: VoiceQuality | None = None
+    """Voice quality and micro-prosody (jitter, shimmer, HNR, F0 steps, energy spread, flatness)."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain values, rounded for reports."""
@@ -57,6 +60,8 @@ class Measurements:
         for key, value in asdict(self).items():
             if isinstance(value, float):
                 value = round(value, 3)
+            elif isinstance(value, dict):
+                value = {k: None if v is None else round(v, 4) for k, v in value.items()}
             elif isinstance(value, (list, tuple)):
                 value = [round(v, 1) for v in value]
             out[key] = value
@@ -200,6 +205,7 @@ def measure(audio: Audio, table: Thresholds = THRESHOLDS) -> Measurements:
         alpha_ratio_db=_alpha_ratio(samples, ANALYSIS_RATE, mask),
         nuclei=int(nuclei.size),
         npvi=_npvi(nuclei),
+        voice=voice_quality(sound, f0, samples, ANALYSIS_RATE, mask),
     )
 
 

@@ -9,6 +9,18 @@ from voxeval.registry import Registry
 
 
 @dataclass(frozen=True)
+class Word:
+    """One recognised word with its time span (engines that align words)."""
+
+    text: str
+    """The word as recognised (Chinese and Japanese: often one or a few characters)."""
+    start: float
+    """Start time, seconds from the beginning of the audio."""
+    end: float
+    """End time, seconds."""
+
+
+@dataclass(frozen=True)
 class Transcript:
     """What an ASR engine heard."""
 
@@ -20,6 +32,8 @@ class Transcript:
     """Confidence of the language ID, when detected."""
     speech_seconds: float | None = None
     """Duration of the speech the engine decoded (after its VAD, when it has one)."""
+    words: tuple[Word, ...] = ()
+    """Word time spans, when the engine aligns words (Whisper: cross-attention alignment); empty otherwise."""
 
 
 class ASREngine(Protocol):

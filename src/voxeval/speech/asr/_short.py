@@ -21,6 +21,8 @@ SAMPLE_RATE = 16_000
 """Whisper's input rate."""
 FRAMES_PER_SECOND = 100
 """Mel frames per second (hop of 160 samples at 16 kHz)."""
+HOP = SAMPLE_RATE // FRAMES_PER_SECOND
+"""Samples per mel frame."""
 FULL_WINDOW_S = 30
 """Whisper's native window."""
 SHORT_MAX_S = 24.0

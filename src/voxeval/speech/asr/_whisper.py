@@ -17,8 +17,9 @@ from typing import Any
 
 from voxeval.errors import MissingDependencyError
 from voxeval.paths import cache_dir, join_parts
-from voxeval.speech.asr._protocol import Transcript, asr_engines
+from voxeval.speech.asr._protocol import Transcript, Word, asr_engines
 from voxeval.speech.asr._short import (
+    HOP,
     SAMPLE_RATE,
     SHORT_MAX_S,
     TOKENS_PER_SECOND,
@@ -44,6 +45,7 @@ DECODE_OPTIONS: dict[str, Any] = {
     "no_speech_threshold": 0.6,
     "max_new_tokens": 200,
     "without_timestamps": True,
+    "word_timestamps": True,
 }
 
 
@@ -142,8 +144,11 @@ def _speech_ranges(audio: Any) -> list[tuple[int, int]]:
 
 def _decode_full(model: Any, audio: Any, language: str | None) -> Transcript:
     segments, info = model.transcribe(audio, language=language, vad_filter=False, **DECODE_OPTIONS)
-    text = "".join(s.text for s in segments).strip()
-    return Transcript(text, info.language, None if language else info.language_probability, info.duration)
+    decoded = list(segments)
+    text = "".join(s.text for s in decoded).strip()
+    words = tuple(Word(w.word.strip(), float(w.start), float(w.end)) for s in decoded for w in (s.words or ()))
+    probability = None if language else info.language_probability
+    return Transcript(text, info.language, probability, info.duration, words)
 
 
 def _decode_short(
@@ -175,11 +180,49 @@ def _decode_short(
     generated = model.model.generate(
         encoded, prompts, beam_size=1, max_length=max(p.max_tokens for p in plans), suppress_blank=True
     )
+    tokens = [[t for t in r.sequences_ids[0] if t < tok.eot] for r, tok in zip(generated, tokenizers, strict=True)]
+    words = _word_times(model, tokenizers, tokens, encoded, plans)
     out: list[Transcript | None] = []
-    for tokenizer, result, plan, (lang, prob) in zip(tokenizers, generated, plans, languages, strict=True):
-        text = tokenizer.decode([t for t in result.sequences_ids[0] if t < tokenizer.eot]).strip()
+    for i, (tokenizer, result, plan, (lang, prob)) in enumerate(
+        zip(tokenizers, generated, plans, languages, strict=True)
+    ):
+        text = tokenizer.decode(tokens[i]).strip()
         looped = looks_like_loop(text) or len(result.sequences_ids[0]) >= plan.max_tokens
-        out.append(None if looped else Transcript(text, lang, prob, plan.speech_seconds))
+        out.append(None if looped else Transcript(text, lang, prob, plan.speech_seconds, words[i]))
+    return out
+
+
+PREPEND_PUNCTUATIONS = "\"'“¿([{-"
+APPEND_PUNCTUATIONS = "\"'.。,，!！?？:：”)]}、"
+"""faster-whisper's defaults: punctuation attached to the next / previous word."""
+
+
+def _word_times(
+    model: Any, tokenizers: list[Any], tokens: list[list[int]], encoded: Any, plans: list[ClipPlan]
+) -> list[tuple[Word, ...]]:
+    """Word time spans by cross-attention alignment (as faster-whisper's ``word_timestamps``), in seconds from the
+    start of each clip. One ``align`` call per language over the clips of that language that said something."""
+    from faster_whisper.transcribe import merge_punctuations
+
+    out: list[tuple[Word, ...]] = [()] * len(plans)
+    by_language: dict[str, list[int]] = {}
+    for i, tokenizer in enumerate(tokenizers):
+        if tokens[i]:
+            by_language.setdefault(tokenizer.language_code, []).append(i)
+    for group in by_language.values():
+        tokenizer = tokenizers[group[0]]
+        # align needs one text per batch row: clips of other languages get their own text, and are ignored here.
+        texts = [tokens[i] or [tokenizer.eot - 1] for i in range(len(plans))]
+        frames = [max(1, (p.end - p.start) // HOP) for p in plans]
+        aligned = model.find_alignment(tokenizer, texts, encoded, frames)
+        for i in group:
+            merge_punctuations(aligned[i], PREPEND_PUNCTUATIONS, APPEND_PUNCTUATIONS)
+            offset = plans[i].start / SAMPLE_RATE
+            out[i] = tuple(
+                Word(w["word"].strip(), round(offset + float(w["start"]), 2), round(offset + float(w["end"]), 2))
+                for w in aligned[i]
+                if w["word"]
+            )
     return out
 
 

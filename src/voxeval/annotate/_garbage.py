@@ -1,0 +1,60 @@
+"""Garbage replies for the annotator's garbage check: text that performs no task act for the sample it is paired with.
+
+Kinds: ``constant`` (the same ``x`` for every sample), ``random`` (random characters of Japanese and Latin
+scripts, as long as the gold reply), ``shuffled`` (the gold reply's characters in random order), ``mojibake``
+(the gold reply's UTF-8 bytes read as Shift_JIS or Latin-1) and ``other`` (the gold reply of a sample of another
+domain). Deterministic for a given ``salt``. A good annotator gives them (almost) no acts, so they score like an
+empty reply (WLCS 0).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+
+from voxeval.data import GoldSample
+
+KINDS = ("constant", "random", "shuffled", "mojibake", "other")
+"""Garbage kinds, in report order."""
+
+_ALPHABET = (
+    "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんがぎぐげござじずぜぞ"
+    "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワヲンー"
+    "日月火水木金土時分秒天気雨晴曇雪電話予定会議音楽再生停止設定明今年東京駅"
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    "。、！？ ・「」"
+)
+"""Characters random garbage is drawn from."""
+
+
+def _rng(salt: str, key: str) -> random.Random:
+    return random.Random(int.from_bytes(hashlib.sha256(f"{salt}\0{key}".encode()).digest()[:8], "big"))
+
+
+def mojibake(text: str, variant: int = 0) -> str:
+    """``text``'s UTF-8 bytes decoded as Shift_JIS (``variant`` 0) or Latin-1 (1), undecodable bytes replaced."""
+    data = text.encode("utf-8")
+    return data.decode("cp932", errors="replace") if variant % 2 == 0 else data.decode("latin-1")
+
+
+def garbage_reply(kind: str, sample: GoldSample, others: Sequence[GoldSample], salt: str = "check") -> str:
+    """One garbage reply of ``kind`` for ``sample`` (``others``: the pool ``other`` replies are drawn from)."""
+    rng = _rng(salt, f"{kind}:{sample.id}")
+    reply = sample.output_text
+    if kind == "constant":
+        return "x"
+    if kind == "random":
+        return "".join(rng.choice(_ALPHABET) for _ in range(max(len(reply), 4)))
+    if kind == "shuffled":
+        chars = list(reply)
+        rng.shuffle(chars)
+        return "".join(chars)
+    if kind == "mojibake":
+        return mojibake(reply, rng.randrange(2))
+    if kind == "other":
+        pool = [o for o in others if o.domain != sample.domain and o.id != sample.id] or [
+            o for o in others if o.id != sample.id
+        ]
+        return rng.choice(pool).output_text if pool else ""
+    raise ValueError(f"unknown garbage kind {kind!r}; known: {', '.join(KINDS)}")

@@ -1,0 +1,102 @@
+"""The reply gate: does this text perform anything for this user's request, or is it noise or another exchange's reply?
+
+A logistic model over reply-level features — the surface statistics of ``_surface`` (scripts, mojibake, known
+character bigrams), the sentence-embedding agreement of the reply with the user's input and with the scenario
+background, and the characters they share. A reply
+the gate rejects gets no acts. Trained on the training replies (kept) against garbage made from them (rejected):
+see ``training/annotator``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from voxeval.annotate._segment import Segment
+from voxeval.annotate._surface import SURFACE_FEATURES, surface_features
+
+_CONTENT_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ffA-Za-z0-9０-９Ａ-Ｚａ-ｚ]")
+"""Characters that carry topic: kanji, katakana, Latin letters and digits."""
+
+GATE_FEATURES = (
+    *SURFACE_FEATURES,
+    "min_segment_bigram_known",
+    "cos_reply_user",
+    "max_cos_segment_user",
+    "cos_reply_background",
+    "max_cos_segment_background",
+    "user_chars_in_reply",
+    "reply_chars_in_context",
+    "user_blank",
+    "background_blank",
+    "log_segments",
+)
+"""The gate's columns."""
+
+
+def _content(text: str) -> set[str]:
+    return set(_CONTENT_CHAR.findall(text))
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else v
+
+
+def gate_row(
+    reply: str,
+    segments: Sequence[Segment],
+    seg_emb: np.ndarray,
+    user_input: str,
+    user_emb: np.ndarray,
+    background: str,
+    background_emb: np.ndarray,
+    table: np.ndarray,
+) -> np.ndarray:
+    """The gate's feature row of one reply (:data:`GATE_FEATURES`)."""
+    reply_emb = _unit(seg_emb.mean(axis=0))
+    user_vec, background_vec = _unit(user_emb), _unit(background_emb)
+    user_chars, reply_chars = _content(user_input), _content(reply)
+    context = user_chars | _content(background)
+    named = [
+        *surface_features(reply, table),
+        min(surface_features(s.text, table)[SURFACE_FEATURES.index("bigram_known")] for s in segments),
+        float(reply_emb @ user_vec),
+        float(np.max(seg_emb @ user_vec)),
+        float(reply_emb @ background_vec),
+        float(np.max(seg_emb @ background_vec)),
+        len(user_chars & reply_chars) / max(len(user_chars), 1),
+        len(reply_chars & context) / max(len(reply_chars), 1),
+        0.0 if user_input.strip() else 1.0,
+        0.0 if background.strip() else 1.0,
+        float(np.log(len(segments))),
+    ]
+    return np.array(named, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Logistic gate: ``P(reply performs acts for this input)``; below ``threshold`` the reply gets no acts."""
+
+    mean: np.ndarray
+    """Per-feature mean used to standardise."""
+    scale: np.ndarray
+    """Per-feature scale used to standardise."""
+    coef: np.ndarray
+    """Weights over the standardised features."""
+    intercept: float
+    """Bias."""
+    threshold: float
+    """Smallest probability at which a reply is annotated."""
+
+    def probability(self, row: np.ndarray) -> float:
+        """``P(real reply)`` of one feature row."""
+        z = float(((row - self.mean) / self.scale) @ self.coef + self.intercept)
+        return float(1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0))))
+
+    def passes(self, row: np.ndarray) -> bool:
+        """Whether the reply is annotated at all."""
+        return self.probability(row) >= self.threshold

@@ -1,0 +1,88 @@
+"""The annotator's authored training data: every row valid, the validator's rules, the fixed split."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+import pytest
+
+from training.annotator.data import AUTHORED_DIR, held_out_ids, load_authored, split_of, to_gold, validate_row
+
+ROW = {
+    "id": "t-0001",
+    "author": "t",
+    "source": None,
+    "domain": "timer",
+    "background": "キッチンにいる。",
+    "input_text": "3分測って",
+    "style": "chatty",
+    "flaw": None,
+    "segments": [
+        {"text": "了解です！", "act": "Commissive", "importance": 0.1},
+        {"text": "3分のタイマーをスタートしました。", "act": "Commissive", "importance": 0.9, "split_ok": True},
+        {"text": "美味しく出来上がるといいですね。", "act": None},
+    ],
+}
+
+
+def test_every_authored_row_is_valid_and_there_are_enough() -> None:
+    replies = load_authored()  # raises listing every problem
+    assert len(replies) >= 1000
+    assert {r.style for r in replies} == {"concise", "chatty", "flawed"}
+    assert len({r.author for r in replies}) >= 3
+    tests = held_out_ids()
+    assert not any(r.group.split(":", 1)[-1] in tests for r in replies if r.group.startswith("ja-assistant:"))
+
+
+def test_a_valid_row_converts_to_exact_spans() -> None:
+    assert validate_row(ROW) == []
+    gold = to_gold(ROW).sample
+    assert gold.output_text == "了解です！3分のタイマーをスタートしました。美味しく出来上がるといいですね。"
+    assert [(s.act, s.span) for s in gold.acts] == [
+        ("Commissive", "了解です！"),
+        ("Commissive", "3分のタイマーをスタートしました。"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: r["segments"][0].update(importance=0.2), "sum to"),
+        (lambda r: r["segments"][0].update(importance=0.45) or r["segments"][1].update(importance=0.55), None),
+        (lambda r: r["segments"][0].update(importance=0.5) or r["segments"][1].update(importance=0.5), "not unique"),
+        (lambda r: r["segments"][0].update(importance=0.105) or r["segments"][1].update(importance=0.895), "decimals"),
+        (lambda r: r["segments"][1].pop("split_ok"), "without split_ok"),
+        (lambda r: r["segments"][0].update(act="Greeting"), "not a label"),
+        (lambda r: r["segments"][2].update(importance=0.0), "no act"),
+        (lambda r: r.update(style="flawed"), "does not fit"),
+        (lambda r: r.update(flaw="off_topic"), "does not fit"),
+        (lambda r: r.update(source="ja-assistant:timer-004"), "not a ja-assistant dev input"),
+        (
+            lambda r: (
+                [s.update(act=None) for s in r["segments"]] and [s.pop("importance", None) for s in r["segments"]]
+            ),
+            "only a flawed",
+        ),
+    ],
+)
+def test_validator_rules(change, message) -> None:  # type: ignore[no-untyped-def]
+    row = copy.deepcopy(ROW)
+    change(row)
+    problems = validate_row(row, frozenset({"timer-004"}))
+    if message is None:
+        assert problems == []
+    else:
+        assert any(message in p for p in problems), problems
+
+
+def test_split_is_stable_about_a_fifth_and_keeps_an_inputs_replies_together() -> None:
+    assert split_of("ja-assistant:timer-001") == split_of("ja-assistant:timer-001")
+    replies = load_authored()
+    shares = Counter(r.split for r in replies)
+    assert 0.13 < shares["validation"] / len(replies) < 0.27
+    by_group: dict[str, set[str]] = {}
+    for r in replies:
+        by_group.setdefault(r.group, set()).add(r.split)
+    assert all(len(splits) == 1 for splits in by_group.values())
+    assert AUTHORED_DIR.is_dir()

@@ -1,0 +1,91 @@
+"""Evaluating a trained model on held-out examples: WED / WLCS / exact label sequences by style and by flaw type."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from training.annotator.examples import Embedded, ReplyExample
+from training.annotator.scoring import score_annotations
+from voxeval.acts import Acts
+from voxeval.annotate._offline_model import OfflineModel
+from voxeval.metrics import weighted_edit_distance
+
+TARGETS = {"concise": 0.10, "chatty": 0.13, "flawed": 0.18}
+"""Issue 17's mean-WED targets by style (and exact label sequences >= 75% overall)."""
+
+
+def predict(model: OfflineModel, examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int]) -> list[Acts]:
+    """The runtime prediction (:meth:`OfflineModel.predict`) of each example at ``idx``, from cached embeddings."""
+    out = []
+    for i in idx:
+        ex = examples[i]
+        sample = ex.sample
+        steps, _ = model.predict(
+            sample.output_text,
+            ex.segments,
+            emb.segments[i],
+            sample.input_text,
+            emb.users[i],
+            sample.background,
+            emb.backgrounds[i],
+        )
+        out.append(steps)
+    return out
+
+
+def _group(gold: Sequence[Acts], pred: Sequence[Acts]) -> dict[str, Any]:
+    score = score_annotations(gold, pred)
+    exact = [float([s.act for s in g] == [s.act for s in p]) for g, p in zip(gold, pred, strict=True)]
+    return {
+        "n": score.n,
+        "wed_mean": round(score.wed_mean, 4),
+        "wlcs_mean": round(score.wlcs_mean, 4),
+        "exact_sequence_rate": round(math.fsum(exact) / max(len(exact), 1), 4),
+    }
+
+
+def evaluate(gold_examples: Sequence[ReplyExample], pred: Sequence[Acts]) -> dict[str, Any]:
+    """Overall, by style, by flaw type and by author; the confusion over WED-aligned steps; worst rows."""
+    gold = [ex.sample.acts for ex in gold_examples]
+    keys: dict[str, list[int]] = {}
+    for k, ex in enumerate(gold_examples):
+        for key in (
+            f"style={ex.reply.style}",
+            f"flaw={ex.reply.flaw}" if ex.reply.flaw else "",
+            f"author={ex.reply.author}",
+        ):
+            if key:
+                keys.setdefault(key, []).append(k)
+    overall = score_annotations(gold, pred)
+    worst = sorted(range(len(gold)), key=lambda k: -weighted_edit_distance(pred[k], gold[k]).total)[:15]
+    return {
+        "overall": _group(gold, pred) | {"macro_f1": round(overall.macro_f1, 4)},
+        "groups": {key: _group([gold[k] for k in ks], [pred[k] for k in ks]) for key, ks in sorted(keys.items())},
+        "confusion": overall.confusion,
+        "chatter_only": {
+            "n": sum(1 for g in gold if not g),
+            "predicted_empty": sum(1 for g, p in zip(gold, pred, strict=True) if not g and not p),
+        },
+        "worst": [
+            {
+                "id": gold_examples[k].sample.id,
+                "style": gold_examples[k].reply.style,
+                "gold": [s.act for s in gold[k]],
+                "pred": [s.act for s in pred[k]],
+            }
+            for k in worst
+        ],
+    }
+
+
+def meets_targets(report: dict[str, Any]) -> dict[str, bool]:
+    """Which of issue 17's targets a validation report meets."""
+    groups = report["groups"]
+    out = {
+        f"wed_{style}<={limit}": groups.get(f"style={style}", {}).get("wed_mean", 1.0) <= limit
+        for style, limit in TARGETS.items()
+    }
+    out["exact_sequence>=0.75"] = report["overall"]["exact_sequence_rate"] >= 0.75
+    return out

@@ -1,0 +1,140 @@
+"""Fitting the reply gate: real training replies (kept) against garbage made from them (rejected).
+
+Each real reply yields one garbage reply, its kind dealt round-robin (random characters, shuffled characters,
+mojibake, another domain's reply, a short constant). Every fourth real reply and its garbage are also seen
+with no context at all (without the ``other`` kind, which no context cannot tell from a real reply), and
+every fourth (offset by two) with the user's input but no background, as ``voxeval annotate`` passes them.
+The garbage is salted differently from the garbage check, so the check never replays training garbage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from training.annotator.examples import Embedded, ReplyExample
+from training.annotator.fit import training_table
+from voxeval.annotate._features import Encoder
+from voxeval.annotate._garbage import garbage_reply
+from voxeval.annotate._gate import Gate, gate_row
+from voxeval.annotate._segment import segment
+
+SALT = "training"
+"""Seed salt of the training garbage (the check uses ``check``)."""
+
+KINDS = ("random", "shuffled", "mojibake", "other", "constant")
+"""Garbage kinds dealt round-robin."""
+
+CONSTANTS = ("x", "a", "ok", "あ", "ｘｘ", "test", "...", "？？", "nan", "null", "ー", "ん", "w", "1", "hello")
+"""Short constants a broken system might return."""
+
+
+def _garbage_texts(examples: Sequence[ReplyExample], idx: Sequence[int]) -> list[tuple[int, str, str, str]]:
+    pool = [examples[i].sample for i in idx]
+    out = []
+    for n, i in enumerate(idx):
+        kind = KINDS[n % len(KINDS)]
+        sample = examples[i].sample
+        text = CONSTANTS[n % len(CONSTANTS)] if kind == "constant" else garbage_reply(kind, sample, pool, SALT)
+        for blank in _blanks(n):
+            if blank != "all" or kind != "other":
+                out.append((i, kind, text, blank))
+    return out
+
+
+@dataclass(frozen=True)
+class GateData:
+    """Rows for fitting or checking the gate."""
+
+    x: np.ndarray
+    """Feature rows."""
+    y: np.ndarray
+    """1 for a real reply, 0 for garbage."""
+    owner: np.ndarray
+    """Index of the example each row was made from."""
+    kind: np.ndarray
+    """``real`` or the garbage kind."""
+
+
+def _context(ex: ReplyExample, emb: Embedded, i: int, blank: str) -> tuple[str, np.ndarray, str, np.ndarray]:
+    zero = np.zeros_like(emb.users[i])
+    if blank == "all":
+        return "", zero, "", zero
+    if blank == "background":
+        return ex.sample.input_text, emb.users[i], "", zero
+    return ex.sample.input_text, emb.users[i], ex.sample.background, emb.backgrounds[i]
+
+
+def _blanks(n: int) -> tuple[str, ...]:
+    """Context variants of the ``n``-th reply: full, plus no context at all (every 4th) or no background (every
+    4th, offset by 2; ``voxeval annotate`` passes the input but no background)."""
+    return ("none", "all") if n % 4 == 0 else ("none", "background") if n % 4 == 2 else ("none",)
+
+
+def gate_rows(
+    examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int], encoder: Encoder, table: np.ndarray
+) -> GateData:
+    """Feature rows of the real replies at ``idx`` and of garbage made from them, with blank-context copies."""
+    rows, labels, owner, kinds = [], [], [], []
+    for n, i in enumerate(idx):
+        ex = examples[i]
+        for blank in _blanks(n):
+            user, user_emb, bg, bg_emb = _context(ex, emb, i, blank)
+            rows.append(
+                gate_row(ex.sample.output_text, ex.segments, emb.segments[i], user, user_emb, bg, bg_emb, table)
+            )
+            labels.append(1)
+            owner.append(i)
+            kinds.append("real")
+    garbage = [g for g in _garbage_texts(examples, idx) if segment(g[2])]
+    cut = [segment(g[2]) for g in garbage]
+    vectors = encoder.encode([s.text for segs in cut for s in segs])
+    cursor = 0
+    for (i, kind, text, blank), segs in zip(garbage, cut, strict=True):
+        seg_emb = vectors[cursor : cursor + len(segs)]
+        cursor += len(segs)
+        user, user_emb, bg, bg_emb = _context(examples[i], emb, i, blank)
+        rows.append(gate_row(text, segs, seg_emb, user, user_emb, bg, bg_emb, table))
+        labels.append(0)
+        owner.append(i)
+        kinds.append(kind)
+    return GateData(np.vstack(rows), np.array(labels), np.array(owner), np.array(kinds))
+
+
+def _standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    return mean, scale
+
+
+def _fit(data: GateData, c: float) -> tuple[np.ndarray, np.ndarray, Any]:
+    from sklearn.linear_model import LogisticRegression
+
+    mean, scale = _standardise(data.x)
+    return mean, scale, LogisticRegression(C=c, max_iter=3000, tol=1e-6).fit((data.x - mean) / scale, data.y)
+
+
+def fit_gate(
+    examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int], encoder: Encoder, c: float, keep: float
+) -> tuple[Gate, dict[str, Any]]:
+    """The gate fitted on ``idx``, its threshold keeping ``keep`` of real replies out of fold (3 folds, each with
+    its own bigram table), and the out-of-fold share of each kind that the threshold lets through."""
+    probs, kinds = [], []
+    for f in range(3):
+        train = [i for n, i in enumerate(idx) if n % 3 != f]
+        held = [i for n, i in enumerate(idx) if n % 3 == f]
+        table = training_table(examples, train)
+        mean, scale, clf = _fit(gate_rows(examples, emb, train, encoder, table), c)
+        test = gate_rows(examples, emb, held, encoder, table)
+        probs.append(clf.predict_proba((test.x - mean) / scale)[:, 1])
+        kinds.append(test.kind)
+    p, kind = np.concatenate(probs), np.concatenate(kinds)
+    threshold = float(min(np.quantile(p[kind == "real"], 1.0 - keep), 0.5))
+    passed = {str(k): round(float((p[kind == k] >= threshold).mean()), 4) for k in sorted(set(kind.tolist()))}
+    mean, scale, clf = _fit(gate_rows(examples, emb, idx, encoder, training_table(examples, idx)), c)
+    gate = Gate(mean, scale, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]), threshold)
+    return gate, {"threshold": round(threshold, 4), "out_of_fold_passed": passed}
