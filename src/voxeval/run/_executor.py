@@ -89,6 +89,9 @@ _WORKER: Any = None
 
 def _start(worker: Any) -> None:
     global _WORKER
+    from voxeval.workers import die_with_parent
+
+    die_with_parent()  # a killed driver must not leave workers blocked on the task queue forever
     worker.setup()
     _WORKER = worker
 
