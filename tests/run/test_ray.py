@@ -123,7 +123,7 @@ def test_an_item_that_always_kills_its_worker_is_recorded_failed_and_the_others_
     rows = stage_on_ray(tmp_path / "log.jsonl", names, DyingWorker(tmp_path), attempts=1)
     assert rows["die"]["status"] == "failed"
     assert rows["die"]["error"].startswith("WorkerLost: the worker process died 1 times on this item")
-    assert all(rows[n]["status"] == "ok" for n in names if n != "die")
+    assert all(rows[n]["status"] == "ok" for n in names if n != "die"), rows
     assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
 
 
