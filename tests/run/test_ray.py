@@ -239,3 +239,25 @@ def test_a_killed_driver_resumes_to_the_scores_of_an_uninterrupted_run(cluster, 
     assert main(_run_args(tmp_path / "whole", dataset, "async")) == 0
     scores = [{r["id"]: r for r in lines(d / "scores.jsonl")} for d in (out, tmp_path / "whole")]
     assert scores[0] == scores[1] and len(scores[0]) == total
+
+
+def test_a_local_cascade_replies_on_ray_workers_as_it_does_on_the_event_loop(cluster, tmp_path, capsys) -> None:
+    """The offline cascade computes locally (here its TTS): its reply stage runs on the CPU executor, one copy of
+    the system per actor, and writes what the in-process run writes."""
+    from voxeval.cli import main
+    from voxeval.testing.mockserver import MockServer
+
+    with MockServer() as server:
+        spec = f"cascade:asr=oracle,llm=openai-compat:m@{server.openai_base_url},tts=pyopenjtalk"
+
+        def run(out: Path, executor: str) -> tuple[dict, dict, str]:
+            args = ["run", "--dataset", "ja-assistant", "--limit", "4", "--system", spec, "--annotator", "offline"]
+            assert main([*args, "--out", str(out), "--no-cache", "--executor", executor]) == 0
+            replies = {r["id"]: (r["status"], r["text"]) for r in lines(out / "replies.jsonl")}
+            audio = {r["id"]: (out / r["audio"]).read_bytes() for r in lines(out / "replies.jsonl")}
+            return {r["id"]: r for r in lines(out / "scores.jsonl")}, {**replies, **audio}, capsys.readouterr().err
+
+        on_ray, local = run(tmp_path / "ray", "ray"), run(tmp_path / "async", "async")
+    assert on_ray[:2] == local[:2] and len(on_ray[0]) == 4
+    replies_line = next(x for x in on_ray[2].splitlines() if x.startswith("replies cascade"))
+    assert re.search(r"up to [12]/2 workers busy", replies_line), replies_line  # it ran on the actor pool

@@ -46,7 +46,8 @@ def dataset_reply_items(datasets: list[Dataset]) -> list[ReplyItem]:
 
 @dataclass
 class ReplyWorker:
-    """Asks one system for its reply to one input (a network call: runs on the event loop)."""
+    """Asks one system for its reply to one input: a network call runs on the event loop; a local system that
+    declares ``cpu_bound`` (the offline cascade) runs on the CPU executor, one copy of the system per worker."""
 
     system: SpokenDialogueSystem
     """The system under test."""
@@ -57,6 +58,7 @@ class ReplyWorker:
     prompts: tuple[str, str]
     """System and user prompt."""
     cpu_bound: bool = False
+    """The system computes locally (``system.cpu_bound``): run on the CPU executor; the worker must pickle."""
     max_reply_bytes: int = MAX_REPLY_BYTES
     """Longest reply text kept (:func:`voxeval.run._outcomes.max_reply_bytes`)."""
 
@@ -118,6 +120,10 @@ async def generate_replies(
         stage = Stage(f"replies {system.name}", run_dir / "replies.jsonl", trace=True)
         fields = [{"dataset": i.dataset, "system": system.name, "id": i.id} for i in items]
         tasks = [Task((reply_key(i.dataset, system.name, i.id),), i, f) for i, f in zip(items, fields, strict=True)]
-        worker = ReplyWorker(system, run_dir, inputs, prompts, max_reply_bytes=max_reply_bytes())
-        rows = await run_stage(stage, tasks, worker, limit=concurrency or system.concurrency, how=how)
+        cpu_bound = bool(getattr(system, "cpu_bound", False))
+        worker = ReplyWorker(system, run_dir, inputs, prompts, cpu_bound, max_reply_bytes=max_reply_bytes())
+        limit = concurrency or system.concurrency
+        if cpu_bound:  # a local system (the offline cascade): one reply per worker process or Ray actor
+            limit = max(limit, getattr((how or StageRun()).cpu_executor, "processes", 1))
+        rows = await run_stage(stage, tasks, worker, limit=limit, how=how)
     return rows

@@ -69,6 +69,18 @@ class CascadeSystem:
             self._tts = engine_from_spec(options["tts"])
         self._template = load_prompt("da/cascade_user.v1")
 
+    @property
+    def cpu_bound(self) -> bool:
+        """Whether a reply is local computation (ASR, a local LLM, TTS): the reply stage then runs it on the CPU
+        executor (``--executor process`` / ``ray``) instead of the event loop. A cascade of only network calls
+        (``asr=oracle,tts=none`` with a served LLM) stays on the event loop."""
+        local_llm = self.options["llm"].split(":")[0] == "llamacpp"
+        return local_llm or self._asr is not None or self._tts is not None
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, str]]]:
+        """Pickled as its options: a worker process builds its own engines (models load there, once)."""
+        return (CascadeSystem, (dict(self.options),))
+
     async def respond(self, turn: Turn) -> Reply:
         """ASR → LLM → TTS for one turn."""
         from voxeval.llm import ChatMessage, ChatRequest
