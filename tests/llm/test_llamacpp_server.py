@@ -13,6 +13,7 @@ import asyncio
 import os
 import socket
 import subprocess
+import tempfile
 import sys
 import time
 from collections.abc import Iterator
@@ -62,13 +63,16 @@ def server() -> Iterator[str]:
     python, gguf, port = _server_python(), _gguf(), _free_port()
     command = [python, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", ALIAS]
     command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # The server logs the whole model load to stderr: a file, not a pipe nobody reads (a full pipe blocks it).
+    log = tempfile.TemporaryFile(mode="w+")
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True)
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {process.stderr.read()[-2000:] if process.stderr else ''}")
+                log.seek(0)
+                pytest.fail(f"llama_cpp.server exited: {log.read()[-2000:]}")
             try:
                 if httpx.get(f"{base}/models", timeout=2).status_code == 200:
                     break
