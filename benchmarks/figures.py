@@ -34,6 +34,8 @@ class Figure:
     """Fields identifying the row holding the limit's value (none: the limit is described, not measured)."""
     limit_field: str = ""
     """The limit row's field."""
+    limit_unit: str | None = None
+    """Unit of the limit's value (None: the figure's unit)."""
     size_bound: bool = False
     """The target holds at the full size only (``--quick`` runs a smaller size: not compared)."""
 
@@ -131,10 +133,11 @@ PROVIDERS = Bench(
     (
         Figure("reply stage at width 4 (mock in its own process)",
                _m(benchmark="reply_stage", client="pooled", width=4), "ratio_to_ideal", "× ideal", 1.05, False,
-               "ideal N × latency / width (s)", _m(benchmark="reply_stage", client="pooled", width=4), "ideal_s"),
+               "ideal N × latency / width", _m(benchmark="reply_stage", client="pooled", width=4), "ideal_s",
+               limit_unit="s"),
         Figure("reply stage at width 64", _m(benchmark="reply_stage", client="pooled", width=64), "ratio_to_ideal",
-               "× ideal", 1.5, False, "ideal N × latency / width (s)",
-               _m(benchmark="reply_stage", client="pooled", width=64), "ideal_s"),
+               "× ideal", 1.5, False, "ideal N × latency / width",
+               _m(benchmark="reply_stage", client="pooled", width=64), "ideal_s", limit_unit="s"),
     ),
 )  # fmt: skip
 STARTUP = Bench(
@@ -143,7 +146,7 @@ STARTUP = Bench(
     ("--runs", "5"),
     (
         Figure("voxeval --help start-up", _m(benchmark="startup", command="voxeval --help"), "median_wall_s", "s",
-               0.2, False, "python -c pass (s)", _m(benchmark="startup", command="python -c pass"), "median_wall_s"),
+               0.2, False, "python -c pass", _m(benchmark="startup", command="python -c pass"), "median_wall_s"),
     ),
 )  # fmt: skip
 

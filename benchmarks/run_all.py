@@ -8,7 +8,8 @@ ratios between them are meaningful; absolute times depend on the machine and its
 
 Only the part of the file between the ``bench:begin`` / ``bench:end`` markers is rewritten; notes outside are kept.
 ``--quick`` runs smaller sizes (size-bound targets are then not compared) and writes ``runs/performance-quick.md``
-unless ``--out`` is given. Not part of ``make test``.
+unless ``--out`` is given. The raw rows are kept in ``runs/bench-rows.json``; ``--render`` rewrites the file from
+them without running anything. Not part of ``make test``.
 """
 
 from __future__ import annotations
@@ -103,8 +104,9 @@ def figure_line(figure: Figure, outcome: Outcome, rows: list[Row], quick: bool) 
         measured = f"{value:.4g} {figure.unit}".strip()
         met = "— (quick: smaller size)" if quick and figure.size_bound else ("yes" if figure.met(value) else "**no**")
     limit_value = figure.limit_value(rows)
-    limit = figure.limit if limit_value is None else f"{figure.limit}: {limit_value:.4g}"
-    load = f"{outcome.load[0]:.1f} → {outcome.load[1]:.1f}"
+    unit = figure.unit if figure.limit_unit is None else figure.limit_unit
+    limit = figure.limit if limit_value is None else f"{figure.limit}: {limit_value:.4g} {unit}".rstrip()
+    load = f"{outcome.load[0]:.1f} → {outcome.load[1]:.1f}" if outcome.seconds else "—"
     return f"| {figure.name} | {measured} | {target} | {met} | {limit} | {load} | `{outcome.command}` |"
 
 
@@ -126,9 +128,9 @@ def section(outcome: Outcome) -> str:
     script = ROOT / "benchmarks" / outcome.bench.script
     doc = script.read_text(encoding="utf-8").split('"""')[1].strip() if script.exists() else ""
     lines = [f"## {outcome.bench.script.removesuffix('.py').removeprefix('bench_')}", "", doc, ""]
-    lines.append(
-        f"`{outcome.command}` — {outcome.seconds:.0f} s, load average {outcome.load[0]:.1f} → {outcome.load[1]:.1f}"
-    )
+    if outcome.seconds:
+        lines.append(f"`{outcome.command}` — {outcome.seconds:.0f} s, load average {outcome.load[0]:.1f} → "
+                     f"{outcome.load[1]:.1f}")  # fmt: skip
     if outcome.error:
         lines += ["", f"**Not measured / failed:** {outcome.error}"]
     keys = [k for k in dict.fromkeys(k for r in outcome.rows for k in r) if k != "benchmark"]
@@ -161,21 +163,45 @@ def write(path: Path, generated: str) -> None:
     path.write_text(new, encoding="utf-8")
 
 
+def save(path: Path, outcomes: list[Outcome], quick: bool, started: str) -> None:
+    """The run's raw results, so the file can be rendered again (``--render``) without re-running."""
+    runs = [{"script": o.bench.script, **{k: v for k, v in vars(o).items() if k != "bench"}} for o in outcomes]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"quick": quick, "started": started, "runs": runs}, ensure_ascii=False, indent=1))
+
+
+def load(path: Path) -> tuple[list[Outcome], bool, str]:
+    """Outcomes saved by :func:`save` (benchmarks matched by script name)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    by_script = {b.script: b for b, _ in plan(False)}
+    outcomes = []
+    for run_ in data["runs"]:
+        bench = by_script.get(run_.pop("script")) or Bench("unknown.py")
+        outcomes.append(Outcome(bench, **{**run_, "load": tuple(run_["load"])}))
+    return outcomes, data["quick"], data["started"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small sizes, issue 18 benchmarks only (a smoke run)")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     parser.add_argument("--out", type=Path, help="output file (default docs/performance.md; quick: runs/…-quick.md)")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds allowed per benchmark")
+    parser.add_argument("--rows", type=Path, default=ROOT / "runs" / "bench-rows.json", help="raw results file")
+    parser.add_argument("--render", action="store_true", help="only render --rows again (no benchmark runs)")
     args = parser.parse_args()
-    out = args.out or ROOT / ("runs/performance-quick.md" if args.quick else "docs/performance.md")
-    started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
-    outcomes = []
-    for bench, bench_args in plan(args.quick):
-        print(f"running {bench.script} {' '.join(bench_args)} …", file=sys.stderr, flush=True)
-        outcomes.append(run(bench, bench_args, args.timeout))
-        if outcomes[-1].error:
-            print(f"  {outcomes[-1].error}", file=sys.stderr, flush=True)
-    write(out, render(outcomes, args.quick, started))
+    if args.render:
+        outcomes, quick, started = load(args.rows)
+    else:
+        quick, started = args.quick, time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+        outcomes = []
+        for bench, bench_args in plan(quick):
+            print(f"running {bench.script} {' '.join(bench_args)} …", file=sys.stderr, flush=True)
+            outcomes.append(run(bench, bench_args, args.timeout))
+            if outcomes[-1].error:
+                print(f"  {outcomes[-1].error}", file=sys.stderr, flush=True)
+        save(args.rows, outcomes, quick, started)
+    out = args.out or ROOT / ("runs/performance-quick.md" if quick else "docs/performance.md")
+    write(out, render(outcomes, quick, started))
     print(f"wrote {out}", file=sys.stderr)
 
 
