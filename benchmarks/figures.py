@@ -109,7 +109,7 @@ ANNOTATOR = Bench("bench_annotator.py", (), ())
 ASR = Bench(
     "bench_asr.py",
     ("--clips", "12", "--repeats", "3"),
-    ("--clips", "12", "--repeats", "1"),
+    ("--clips", "12", "--repeats", "3", "--full-repeats", "1"),
     (
         Figure("ASR per short clip (≤ 3 s), language known, one at a time",
                _m(benchmark="asr", language="ja", path="short_path"), "s_per_clip", "s", 0.4, False,
