@@ -47,6 +47,18 @@ class InputError(VoxevalError):
         super().__init__(f"{where}: {message}")
 
 
+class OutputError(VoxevalError):
+    """A file voxeval writes could not be written (disk full, read-only, no permission); the message names it.
+
+    What was written before stays intact: logs are appended line by line and other files replaced atomically.
+    """
+
+    def __init__(self, path: object, exc: OSError) -> None:
+        self.path = str(path)
+        self.errno = exc.errno
+        super().__init__(f"cannot write {path}: {exc.strerror or exc}")
+
+
 class ConfigError(VoxevalError):
     """A bad command-line option, spec string or missing optional dependency."""
 

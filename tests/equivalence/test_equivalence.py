@@ -16,6 +16,10 @@ BEFORE = Path(__file__).with_name("before.json")
 
 USAGE = "bug fix: reports now show the usage-and-cost table (`--prices` was parsed and ignored)"
 
+OUTCOME = (
+    "reply rows record their `outcome` (issue 16: one outcome taxonomy for every system kind; docs/reliability.md)"
+)
+
 CHANGED: dict[tuple[str, str], str] = {
     ("run-da", "report.html"): USAGE,
     ("run-da", "report.md"): USAGE,
@@ -24,6 +28,8 @@ CHANGED: dict[tuple[str, str], str] = {
     ("run-da", "<stdout>"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
     ("score", "<stdout>"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
     ("score", "report.md"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
+    ("run-da", "replies.jsonl"): OUTCOME,
+    ("run-style", "replies.jsonl"): OUTCOME,
     ("run-da", "config.json"): "ja-assistant conformed to the labelling guide's settled cases (issue 17): new sha256",
     ("score", "config.json"): "new: records the gold and prediction files, so `voxeval report` can rebuild the folder",
 }

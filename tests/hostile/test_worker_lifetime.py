@@ -87,3 +87,11 @@ def test_killing_synth_leaves_no_orphaned_workers(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "voxeval", "synth", "ja-assistant", "--workers", "2", "--out", str(tmp_path / "o")]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _kill_and_check(proc, 2, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_killing_a_run_with_the_process_executor_leaves_no_orphaned_workers(tmp_path: Path, sig: int) -> None:
+    command = [sys.executable, "-m", "voxeval", "run", "--dataset", "ja-assistant", "--executor", "process"]
+    command += ["--system", "python:tests.run.doubles:silent", "--annotator", "gold", "--out", str(tmp_path / "o")]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _kill_and_check(proc, 2, sig)

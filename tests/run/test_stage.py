@@ -74,8 +74,8 @@ def test_process_executor_sets_up_once_per_process_and_the_driver_writes(tmp_pat
 
 def test_unknown_executor_is_a_config_error() -> None:
     assert executor_from_name("process").name == "process"
-    with pytest.raises(ConfigError, match="unknown executor 'ray'"):
-        executor_from_name("ray")
+    with pytest.raises(ConfigError, match="unknown executor 'spark'"):
+        executor_from_name("spark")
 
 
 def test_lock_refuses_a_second_writer_naming_the_holder(tmp_path) -> None:

@@ -31,6 +31,9 @@ DEFAULT_VERSION = "offline-v2"
 
 MAX_REPLY_CHARS = 20_000
 """Only a reply's first characters are annotated (a spoken reply is far shorter; this bounds time and memory)."""
+MAX_EMBEDDED_CHARS = 1_000
+"""Characters of one text (segment, user input, background) the sentence encoder sees: its memory grows by
+~17 KB per token of one text."""
 
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -75,7 +78,7 @@ class OfflineAnnotator:
         live = [i for i, segments in enumerate(cut) if segments]
         texts = [s.text for i in live for s in cut[i]]
         contexts = [items[i].user_input for i in live] + [items[i].background for i in live]
-        vectors = self._encoder.encode(texts + contexts)
+        vectors = self._encoder.encode([t[:MAX_EMBEDDED_CHARS] for t in texts + contexts])
         users = vectors[len(texts) : len(texts) + len(live)]
         backgrounds = vectors[len(texts) + len(live) :]
         results = [Annotation(())] * len(items)
@@ -88,7 +91,9 @@ class OfflineAnnotator:
             steps, p_real = model.predict(
                 reply, segments, seg_emb, item.user_input, users[k], item.background, backgrounds[k]
             )
-            meta = {} if p_real is None else {"gate": round(p_real, 4)}
+            meta: dict[str, Any] = {} if p_real is None else {"gate": round(p_real, 4)}
+            if len(item.reply) > MAX_REPLY_CHARS:
+                meta["annotated_chars"] = MAX_REPLY_CHARS
             results[i] = Annotation(steps, meta=meta)
         return results
 

@@ -23,9 +23,15 @@ from voxeval.run._scoring import ScoredSet, score_predictions, table_row, write_
 
 def load_datasets(settings: RunSettings, limit: int | None) -> list[Dataset]:
     """The datasets of a run, split and limited."""
+    from voxeval.run._names import Entry, distinct_names, split_named
+
+    resolved = [resolve_dataset(split_named(spec)[1]) for spec in settings.datasets]
+    names = distinct_names(
+        [Entry(spec, d.name) for spec, d in zip(settings.datasets, resolved, strict=True)], "--dataset"
+    )
     loaded = []
-    for spec in settings.datasets:
-        dataset = resolve_dataset(spec).split(settings.split)
+    for whole, name in zip(resolved, names, strict=True):
+        dataset = Dataset(name, whole.path, whole.samples).split(settings.split)
         if limit is not None:
             dataset = Dataset(dataset.name, dataset.path, dataset.samples[:limit])
         loaded.append(dataset)
@@ -44,7 +50,9 @@ def predictions_for(
         if reply is None:
             preds[sample.id] = Prediction(sample.id, (), None, "not run yet (resume the run to finish it)")
         elif reply["status"] == "failed":
-            preds[sample.id] = Prediction(sample.id, (), None, f"reply failed: {reply.get('error')}")
+            preds[sample.id] = Prediction(
+                sample.id, (), None, f"reply {reply.get('outcome', 'failed')}: {reply.get('error')}"
+            )
         elif note is None:
             preds[sample.id] = Prediction(sample.id, (), text, "not annotated yet (resume the run to finish it)")
         elif note["status"] != "ok":
@@ -72,9 +80,9 @@ def scored_sets(
 
 
 def score_run(run_dir: Path, datasets: list[Dataset], system_names: list[str]) -> list[ScoredSet]:
-    """Score whatever the run directory holds and (re)write scores, summary and report."""
+    """Score whatever the run directory holds and (re)write scores and summary (the report comes after)."""
     sets, _ = scored_sets(run_dir, datasets, system_names)
-    write_score_outputs(run_dir, sets)
+    write_score_outputs(run_dir, sets, markdown=False)
     return sets
 
 
@@ -180,7 +188,7 @@ class DialogueActsBenchmark:
         return AnnotateStage(AnnotateWorker(settings.annotator, annotator))
 
     def summarise(self, run_dir: Path, plan: Plan, systems: list[str]) -> list[ScoredSet]:
-        """Score the logs; write ``scores.jsonl``, ``summary.json`` and ``report.md``."""
+        """Score the logs; write ``scores.jsonl`` and ``summary.json``."""
         return score_run(run_dir, plan.items, systems)
 
     def table(self, summary: list[ScoredSet], run_dir: Path) -> str:

@@ -9,6 +9,7 @@ from voxeval.data import Dataset
 from voxeval.io import read_log
 from voxeval.run import RunSettings
 from voxeval.run._inputs import sample_key
+from voxeval.run._names import split_named
 from voxeval.run._replies import reply_key
 
 SPEECH_CHARS_PER_SECOND = 7.0
@@ -38,7 +39,8 @@ def dry_run(settings: RunSettings, datasets: list[Dataset], run_dir: Path) -> di
     }
     for spec in settings.systems:
         # Names of systems are their spec strings except for the cascade defaults; good enough for a plan.
-        name = "cascade" if spec == "cascade" else spec
+        explicit, bare = split_named(spec)
+        name = explicit or ("cascade" if bare == "cascade" else bare)
         pending = [s for d, s in samples if reply_key(d.name, name, s.id) not in replies_done]
         plan["systems"][spec] = {
             "calls": len(pending),

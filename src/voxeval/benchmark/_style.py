@@ -23,12 +23,15 @@ StyleEntry = tuple[str, Any, Path]
 
 def load_items(settings: RunSettings, limit: int | None) -> list[StyleEntry]:
     """(set name, item, set file) of every style item; ``limit`` takes N per set, spread over abilities."""
+    from voxeval.run._names import Entry, distinct_names, split_named
     from voxeval.style._sets import load_style_set
 
     abilities = settings.abilities
     picked = []
-    for spec in settings.datasets:
-        style_set = load_style_set(spec)
+    sets = [load_style_set(split_named(spec)[1]) for spec in settings.datasets]
+    names = distinct_names([Entry(spec, s.name) for spec, s in zip(settings.datasets, sets, strict=True)], "--dataset")
+    for style_set, name in zip(sets, names, strict=True):
+        style_set = replace(style_set, name=name)
         items = [i for i in style_set.items if not abilities or i.sub_ability in abilities]
         rank: dict[str, int] = defaultdict(int)
         order = []

@@ -99,6 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VoxevalError as exc:
         print(f"voxeval: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the environment (a full disk, a read-only folder): writers name their file themselves
+        print(f"voxeval: error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("voxeval: interrupted; completed results are kept and a rerun resumes", file=sys.stderr)
         return 130

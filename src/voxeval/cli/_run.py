@@ -13,7 +13,8 @@ from voxeval.errors import ConfigError
 SYSTEM_HELP = (
     "system under test (repeatable): replay:PATH.jsonl | openai:MODEL | gemini:MODEL | "
     "openai-compat:MODEL@BASE_URL | cascade[:asr=…,llm=…,tts=…|none] | python:MODULE:CALLABLE | "
-    "style-plain / style-aware (offline style baselines); "
+    "style-plain / style-aware (offline style baselines); NAME=SPEC names it (two specs sharing a short name are "
+    "named apart with a hash of the spec); "
     "provider options after '?', e.g. gemini:gemini-3.8-flash?concurrency=8&rps=2 (see docs/systems.md)"
 )
 
@@ -54,10 +55,18 @@ def register(commands: Any) -> None:
     p.add_argument("--concurrency", type=int, help="requests in flight per system (default: the system's own)")
     p.add_argument(
         "--executor",
-        choices=("async", "process"),
+        choices=("async", "process", "ray"),
         default="async",
         help="where CPU-bound stages run (TTS, offline annotator, acoustic judge): async = in this process "
-        "(default), process = a pool of worker processes, one per core; network calls always run in-process",
+        "(default), process = a pool of worker processes, one per core, ray = Ray actors on a cluster (needs "
+        "voxeval[distributed]; see docs/scale.md); network calls always run in-process",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="with --executor ray: the cluster to join, e.g. 10.0.0.1:6379 (default: $RAY_ADDRESS, else a local "
+        "Ray started with this machine's CPUs); the run directory and datasets must be on storage shared by "
+        "every node at the same path",
     )
     p.add_argument("--no-cache", action="store_true", help="do not reuse identical provider calls from the cache")
     p.add_argument("--dry-run", action="store_true", help="print what would be called, and an estimate; call nothing")
@@ -102,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
     from voxeval.benchmark import get_benchmark
     from voxeval.run import RunOptions, run_benchmark
 
+    if args.ray_address and args.executor != "ray":
+        raise ConfigError("--ray-address needs --executor ray")
     bench = get_benchmark(args.benchmark)
     settings = bench.settings(request_from_args(args))
     options = RunOptions(
@@ -112,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         progress=not args.quiet,
         executor=args.executor,
+        ray_address=args.ray_address,
     )
     if args.dry_run:
         plan = bench.dry_run(settings, bench.plan(settings, options.limit), options.out)

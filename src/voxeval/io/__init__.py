@@ -1,7 +1,9 @@
 """Files voxeval writes: JSONL reading, atomic writes and append-only result logs (the lowest layer but errors)."""
 
 from voxeval.io._jsonl import (
+    MAX_LINE_BYTES,
     AppendLog,
+    RowTooLong,
     atomic_write_bytes,
     atomic_write_json,
     atomic_write_jsonl,
@@ -13,7 +15,9 @@ from voxeval.io._jsonl import (
 )
 
 __all__ = [
+    "MAX_LINE_BYTES",
     "AppendLog",
+    "RowTooLong",
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_jsonl",

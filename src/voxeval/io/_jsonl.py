@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -10,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from voxeval.errors import InputError, Location
+from voxeval.errors import InputError, Location, OutputError
 
 MAX_LINE_BYTES = 1 << 20
 """Longest JSONL line accepted (1 MiB). Rows reference audio by path, so a longer line is a broken file."""
@@ -153,19 +154,45 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write bytes via a temporary file and rename."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte (``os.write`` may write fewer than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _unchanged(target: Path, data: bytes) -> bool:
+    """The file already holds exactly ``data`` (a rerun then rewrites nothing, even on a read-only mount)."""
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
+        return target.stat().st_size == len(data) and target.read_bytes() == data
+    except OSError:
+        return False
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write bytes via a temporary file and rename; a file that already holds ``data`` is left untouched.
+
+    An ``OSError`` (disk full, read-only, permissions) raises :class:`OutputError` naming the file; the old file,
+    if any, is kept whole and the temporary one removed.
+    """
+    target = Path(path)
+    if _unchanged(target, data):
+        return
+    tmp: str | None = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as exc:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise OutputError(target, exc) from exc
         raise
 
 
@@ -202,32 +229,41 @@ def read_log(path: str | Path, key: str = "id") -> dict[str, dict[str, Any]]:
     return rows
 
 
+class RowTooLong(ValueError):
+    """A row whose line would be longer than :data:`MAX_LINE_BYTES`: never written, since no reader would accept it."""
+
+
 class AppendLog:
     """An append-only JSONL file of results keyed by a stable id; the basis of resumable runs.
 
     On open, complete rows are read back (their keys are :attr:`done`); a torn last line left by a
     crash (no trailing newline) is cut off, since it was never completely written. Each :meth:`append`
-    writes one whole line with a single ``write`` and flushes it, so a killed process loses at most
-    the row it was writing and never duplicates one.
+    writes one whole line straight to the file (no buffer), so a killed process loses at most the row it
+    was writing and never duplicates one. The file is opened for writing only when a row is appended.
     """
 
     def __init__(self, path: str | Path, key: str = "id") -> None:
         self.path = Path(path)
         self.key = key
         self.rows: dict[str, dict[str, Any]] = {}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd: int | None = None  # opened on the first append: a run with nothing to do writes nothing
         self._repair_and_load()
-        self._out = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - long-lived handle, closed by close()
 
     def _repair_and_load(self) -> None:
-        if not self.path.exists():
+        try:
+            with open(self.path, "rb") as log:
+                size = log.seek(0, os.SEEK_END)
+                log.seek(max(0, size - 1))
+                torn = size > 0 and log.read(1) != b"\n"
+        except FileNotFoundError:
             return
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
+        if torn:
             # The last line was torn by a crash mid-write: drop it, keep everything complete before it.
-            cut = data.rfind(b"\n") + 1
-            with open(self.path, "r+b") as fix:
-                fix.truncate(cut)
+            data = self.path.read_bytes()
+            try:
+                os.truncate(self.path, data.rfind(b"\n") + 1)
+            except OSError as exc:
+                raise OutputError(self.path, exc) from exc
         self.rows = read_log(self.path, self.key)
 
     @property
@@ -236,20 +272,46 @@ class AppendLog:
         return set(self.rows)
 
     def append(self, row: dict[str, Any]) -> None:
-        """Record one result. A key already present is refused unless its row has ``status: failed``."""
+        """Record one result. A key already present is refused unless its row has ``status: failed``; a row longer
+        than a line may be raises :class:`RowTooLong` and writes nothing."""
         key = str(row[self.key])
         if key in self.rows and self.rows[key].get("status") != "failed":
             raise ValueError(f"{self.path}: key {key!r} already recorded")
-        self._out.write(dumps(row) + "\n")
-        self._out.flush()
+        line = dumps(row) + "\n"
+        if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
+            raise RowTooLong(f"{self.path}: the row of {key!r} is over {MAX_LINE_BYTES} bytes; not recorded")
+        # Lone surrogates cannot be UTF-8: written as visible escapes rather than making the log unreadable.
+        self._write(line.encode("utf-8", "backslashreplace"))
         self.rows[key] = row
+
+    def _write(self, data: bytes) -> None:
+        """Append one whole line; on an error (disk full, read-only) the log is cut back to its last whole line."""
+        try:
+            if self._fd is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = self._fd
+            before = os.fstat(fd).st_size
+        except OSError as exc:
+            raise OutputError(self.path, exc) from exc
+        try:
+            _write_all(fd, data)
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # if this fails too, the torn line is cut when the log is next opened
+                os.ftruncate(fd, before)
+            raise OutputError(self.path, exc) from exc
 
     def close(self) -> None:
         """Flush to disk and close the file."""
-        if not self._out.closed:
-            self._out.flush()
-            os.fsync(self._out.fileno())
-            self._out.close()
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise OutputError(self.path, exc) from exc
+        finally:
+            os.close(fd)
 
     def __enter__(self) -> AppendLog:
         return self

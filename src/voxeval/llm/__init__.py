@@ -11,6 +11,7 @@ from voxeval.llm._openai import OPENAI_BASE_URL, openai_chat_payload, parse_open
 from voxeval.llm._profiles import PROFILES, ModelProfile, lookup_profile, profile_for
 from voxeval.llm._provider import ChatModel, ProviderOptions, providers
 from voxeval.llm._remote import RemoteChatModel
+from voxeval.llm._replicas import ReplicaSet
 from voxeval.llm._retry import RetryPolicy, parse_retry_after, parse_retry_delay, with_retries
 from voxeval.llm._spec import ModelSpec, chat_model_from_spec, parse_model_spec
 from voxeval.llm._types import AudioInput, ChatMessage, ChatRequest, ChatResponse, ProviderError, Usage
@@ -37,6 +38,7 @@ __all__ = [
     "ProviderError",
     "ProviderOptions",
     "RemoteChatModel",
+    "ReplicaSet",
     "RequestCache",
     "ResponseLimits",
     "RetryPolicy",

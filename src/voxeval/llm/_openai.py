@@ -191,11 +191,18 @@ def make_openai(model: str, base_url: str | None, options: ProviderOptions) -> C
 
 @providers.register("openai-compat")
 def make_openai_compat(model: str, base_url: str | None, options: ProviderOptions) -> ChatModel:
-    """``openai-compat:MODEL@BASE_URL``: key optional, from ``$VOXEVAL_COMPAT_API_KEY`` or ``key_env``.
+    """``openai-compat:MODEL@BASE_URL[,BASE_URL…]``: key optional, from ``$VOXEVAL_COMPAT_API_KEY`` or ``key_env``.
 
     A ``key_env`` given explicitly must be set; the default variable may be absent (no Authorization header).
+    Several base URLs are replicas of one served model (e.g. ``vllm serve`` on several hosts): requests are
+    spread over them, with the options (``concurrency``, ``rps``) applying to each replica.
     """
     if base_url is None:
         raise ConfigError(f"openai-compat:{model} needs a base URL: openai-compat:MODEL@http://HOST:PORT/v1")
     key = api_key([options.key_env or COMPAT_KEY_ENV], "openai-compat", required=options.key_env is not None)
-    return _openai_model("openai-compat", model, base_url, key, options)
+    urls = base_url.split(",")
+    if len(urls) == 1:
+        return _openai_model("openai-compat", model, base_url, key, options)
+    from voxeval.llm._replicas import ReplicaSet
+
+    return ReplicaSet([_openai_model("openai-compat", model, url, key, options) for url in urls])

@@ -4,6 +4,8 @@ Examples: ``openai:gpt-5.4-mini``, ``gemini:gemini-3.8-flash?rps=2``,
 ``openai-compat:Qwen/Qwen2-Audio-7B-Instruct@http://localhost:8000/v1?key_env=VLLM_KEY&concurrency=16``,
 ``llamacpp:qwen2.5-1.5b``. The model name may itself contain ``:`` or ``@`` (``qwen2.5:1.5b``); the base URL
 starts at the first ``@`` followed by ``http://`` or ``https://``, and the options at the first ``?``.
+``openai-compat`` may name several replicas of one served model, comma-separated:
+``openai-compat:MODEL@http://h1:8000/v1,http://h2:8000/v1?concurrency=16`` (``concurrency`` is per replica).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ class ModelSpec:
     model: str
     """Model name passed to the provider."""
     base_url: str | None
-    """API base URL without a trailing ``/``; ``None`` for the provider's default."""
+    """API base URL without a trailing ``/`` (several, comma-separated, for replicas); ``None`` for the default."""
     options: ProviderOptions
     """Typed ``?k=v`` options (defaults for those not given)."""
 
@@ -110,9 +112,26 @@ def parse_model_spec(spec: str) -> ModelSpec:
     tail = model.rpartition("@")[2] if "@" in model else "-"
     if base_url is None and (not tail or ":" in tail or "/" in tail):
         raise ConfigError(f"model spec {spec!r}: the base URL after '@' must start with http:// or https://")
-    if base_url is not None and (base_url.count("://") != 1 or any(c.isspace() for c in base_url)):
-        raise ConfigError(f"model spec {spec!r}: malformed base URL {base_url!r}")
+    if base_url is not None:
+        base_url = _base_urls(spec, provider, base_url)
     return ModelSpec(provider, model, base_url, options)
+
+
+def _base_urls(spec: str, provider: str, given: str) -> str:
+    """One base URL, or (``openai-compat``) several comma-separated replicas, each checked, without trailing ``/``.
+
+    >>> _base_urls("s", "openai-compat", "http://a:8000/v1/,http://b:8000/v1")
+    'http://a:8000/v1,http://b:8000/v1'
+    """
+    urls = [u.rstrip("/") for u in given.split(",")]
+    if len(urls) > 1 and provider != "openai-compat":
+        raise ConfigError(f"model spec {spec!r}: several base URLs (replicas) are supported by openai-compat only")
+    for url in urls:
+        if not url.startswith(("http://", "https://")) or url.count("://") != 1 or any(c.isspace() for c in url):
+            raise ConfigError(f"model spec {spec!r}: malformed base URL {url!r}")
+    if len(set(urls)) != len(urls):
+        raise ConfigError(f"model spec {spec!r}: a replica's base URL is given twice")
+    return ",".join(urls)
 
 
 def chat_model_from_spec(spec: str, **overrides: Any) -> ChatModel:

@@ -13,6 +13,19 @@ PERMUTATIONS = 10000
 """Random sign flips for the paired permutation test."""
 SEED = 0
 """Fixed seed: the same data always gives the same interval and p-value."""
+BLOCK_VALUES = 1 << 20
+"""Resampled values drawn at a time: memory stays flat in the sample count (drawing every resample at once took
+160 MB for 10,000 samples, 800 MB for a paired test). Blocks of rows draw the same numbers as one call."""
+
+
+def _row_blocks(rows: int, width: int) -> list[int]:
+    """Row counts of successive blocks of at most :data:`BLOCK_VALUES` values (at least one row each).
+
+    >>> _row_blocks(5, 1 << 19)
+    [2, 2, 1]
+    """
+    step = max(1, BLOCK_VALUES // max(1, width))
+    return [min(step, rows - start) for start in range(0, rows, step)]
 
 
 @dataclass(frozen=True)
@@ -38,7 +51,9 @@ def bootstrap_ci(values: Sequence[float], *, resamples: int = BOOTSTRAP_RESAMPLE
     if data.size == 1:
         return Interval(mean, mean, mean, 1)
     rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
+    means = np.concatenate(
+        [data[rng.integers(0, data.size, size=(k, data.size))].mean(axis=1) for k in _row_blocks(resamples, data.size)]
+    )
     low, high = np.percentile(means, [2.5, 97.5])
     return Interval(mean, float(low), float(high), int(data.size))
 
@@ -79,8 +94,10 @@ def paired_test(
     d = x - y
     observed = abs(float(d.mean()))
     rng = np.random.default_rng(seed)
-    signs = rng.choice(np.array([-1.0, 1.0]), size=(permutations, d.size))
-    null = np.abs((signs * d).mean(axis=1))
+    flips = np.array([-1.0, 1.0])
+    null = np.concatenate(
+        [np.abs((rng.choice(flips, size=(k, d.size)) * d).mean(axis=1)) for k in _row_blocks(permutations, d.size)]
+    )
     # Add-one estimate so that p is never exactly 0 for a finite number of permutations.
     p = (int(np.sum(null >= observed - 1e-12)) + 1) / (permutations + 1)
     sd = float(d.std(ddof=1)) if d.size > 1 else 0.0

@@ -221,10 +221,8 @@ def build_style_reports(
     judged = load_judgements(run_dir)
     replies = read_log(run_dir / "replies.jsonl", "key") if (run_dir / "replies.jsonl").exists() else {}
     usage_html, usage_md = usage_section(replies, prices)
-    overall_rows = _overall_rows(systems)
+    overall_rows, paired, dist = _overall_rows(systems), _paired(judged), _distribution(judged)
     ability_head, ability_rows = _ability_table(summary, judged)
-    paired = _paired(judged)
-    dist = _distribution(judged)
     agreement_html, agreement_md = _agreement(judged, human)
     acoustic_html, acoustic_md = _acoustic_agreement(judged)
     sections = [

@@ -118,5 +118,17 @@ def write_config(
     }
     if previous and previous.get("datasets") != config["datasets"]:
         raise ConfigError(f"a dataset file changed since {run_dir} was started; use a new --out directory")
+    if previous and _same_run(previous, config):
+        return previous  # a rerun of the same run rewrites nothing (works on a read-only copy too)
     atomic_write_json(path, config)
     return config
+
+
+_TRANSIENT = ("updated", "command")
+"""Fields of ``config.json`` that alone do not make a rerun rewrite it."""
+
+
+def _same_run(previous: dict[str, Any], config: dict[str, Any]) -> bool:
+    """Everything but the time and the exact command line is unchanged."""
+    strip = lambda c: {k: v for k, v in c.items() if k not in _TRANSIENT}  # noqa: E731
+    return bool(strip(json.loads(json.dumps(previous))) == strip(json.loads(json.dumps(config))))

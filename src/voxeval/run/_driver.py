@@ -14,6 +14,8 @@ from voxeval.run._config import RunSettings, write_config
 from voxeval.run._executor import executor_from_name
 from voxeval.run._inputs import make_inputs
 from voxeval.run._lock import RunLock
+from voxeval.run._names import build_systems
+from voxeval.run._outcomes import max_reply_bytes
 from voxeval.run._replies import generate_replies
 from voxeval.run._stage import StageRun
 from voxeval.systems import SpokenDialogueSystem
@@ -36,11 +38,14 @@ class RunOptions:
     progress: bool = True
     """Show progress bars on stderr."""
     executor: str = "async"
-    """Where CPU-bound stages run: ``async`` (in-process) or ``process`` (a process pool)."""
+    """Where CPU-bound stages run: ``async`` (in-process), ``process`` (a process pool) or ``ray`` (Ray actors)."""
+    ray_address: str | None = None
+    """With ``executor="ray"``: the cluster to join (``None``: ``$RAY_ADDRESS``, else a local Ray)."""
 
     def stage_run(self) -> StageRun:
         """The stage runner's options."""
-        return StageRun(self.retry_failed, self.progress, executor_from_name(self.executor))
+        executor = executor_from_name(self.executor, ray_address=self.ray_address)
+        return StageRun(self.retry_failed, self.progress, executor)
 
 
 T = TypeVar("T")
@@ -63,15 +68,12 @@ def build_components(use_cache: bool, build: Callable[[], T]) -> T:
 
 
 def _components(bench: Benchmark, settings: RunSettings, use_cache: bool) -> tuple[list[SpokenDialogueSystem], Scorer]:
-    from voxeval.systems import system_from_spec
-
-    return build_components(
-        use_cache, lambda: ([system_from_spec(spec) for spec in settings.systems], bench.scorer(settings))
-    )
+    return build_components(use_cache, lambda: (build_systems(settings.systems), bench.scorer(settings)))
 
 
 def run_benchmark(bench: Benchmark, settings: RunSettings, options: RunOptions, argv: list[str] | None = None) -> Any:
     """Run (or resume) ``bench`` in ``options.out``; returns the benchmark's summary."""
+    max_reply_bytes()  # a bad $VOXEVAL_MAX_REPLY_BYTES stops the run before it writes anything
     plan = bench.plan(settings, options.limit)
     systems, scorer = _components(bench, settings, options.use_cache)
     with RunLock(options.out):

@@ -39,7 +39,8 @@ class Worker(Protocol[P_contra]):
     """What a stage does with one task's payload. Picklable when it declares ``cpu_bound``."""
 
     cpu_bound: bool
-    """Runs in the CPU executor (a process pool with ``--executor process``) instead of the event loop."""
+    """Runs in the CPU executor (a process pool or Ray actors) instead of the event loop. A worker may also say
+    ``gpus: float`` (GPUs one worker can use; the Ray executor asks for them when the cluster has any)."""
 
     def setup(self) -> None:
         """Load what the worker needs (a model, an engine) once per worker process, before its first task."""
@@ -88,6 +89,9 @@ _WORKER: Any = None
 
 def _start(worker: Any) -> None:
     global _WORKER
+    from voxeval.workers import die_with_parent
+
+    die_with_parent()  # a killed driver must not leave workers blocked on the task queue forever
     worker.setup()
     _WORKER = worker
 
@@ -145,14 +149,22 @@ class ProcessExecutor:
                 fill()
 
 
-EXECUTORS = ("async", "process")
+EXECUTORS = ("async", "process", "ray")
 """Names accepted by ``--executor``."""
 
 
-def executor_from_name(name: str) -> Executor:
-    """The executor for CPU-bound stages named on the command line (network stages always run in-process)."""
+def executor_from_name(name: str, *, ray_address: str | None = None) -> Executor:
+    """The executor for CPU-bound stages named on the command line (network stages always run in-process).
+
+    ``ray`` joins the cluster at ``ray_address`` (else ``$RAY_ADDRESS``, else a local Ray on this machine's CPUs);
+    it needs the ``distributed`` extra, imported only when a stage first runs on it.
+    """
     if name == "async":
         return AsyncExecutor()
     if name == "process":
         return ProcessExecutor()
+    if name == "ray":
+        from voxeval.run._ray import RayExecutor
+
+        return RayExecutor(ray_address)
     raise ConfigError(f"unknown executor {name!r}; choose one of: {', '.join(EXECUTORS)}")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import socket
 from pathlib import Path
 from types import TracebackType
 
-from voxeval.errors import ConfigError
+from voxeval.errors import ConfigError, OutputError
 
 LOCK_NAME = ".voxeval.lock"
 """File holding the lock, and the pid and host of its holder."""
@@ -27,12 +29,12 @@ class RunLock:
     def __init__(self, run_dir: Path, name: str = LOCK_NAME) -> None:
         self.path = run_dir / name
         self._fd: int | None = None
+        self._writable = True
 
     def __enter__(self) -> RunLock:
         import fcntl
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._open()
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -41,13 +43,33 @@ class RunLock:
             raise ConfigError(
                 f"{self.path.parent} is in use by {holder}; wait for it to finish, or use another --out"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} on host {socket.gethostname()}\n".encode(), 0)
         self._fd = fd
+        if self._writable:
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"pid {os.getpid()} on host {socket.gethostname()}\n".encode(), 0)
+            except OSError as exc:
+                self.__exit__(None, None, None)
+                raise OutputError(self.path, exc) from exc
         return self
+
+    def _open(self) -> int:
+        """The lock file, for writing; on a read-only folder an existing one for reading (nothing can write there,
+        and a finished run's rerun writes nothing). Anything else raises :class:`OutputError`."""
+        self._writable = True
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and self.path.is_file():
+                self._writable = False
+                return os.open(self.path, os.O_RDONLY)
+            raise OutputError(self.path, exc) from exc
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self._fd is not None:
-            os.ftruncate(self._fd, 0)
+            if self._writable:
+                with contextlib.suppress(OSError):  # a full disk must not hide the error that stopped the run
+                    os.ftruncate(self._fd, 0)
             os.close(self._fd)  # closing releases the flock
             self._fd = None

@@ -1,4 +1,4 @@
-"""A progress bar per stage: counts, rate, ETA and failures (tqdm, on stderr)."""
+"""A progress bar per stage: counts, items per second, ETA, failures and busy workers (tqdm, on stderr)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ class StageProgress:
         self._bar: Any = None
         self._enabled = enabled and total > 0
         self._started = time.perf_counter()
+        self._workers: tuple[int, int] | None = None
+        self._peak_busy = 0
         if self._enabled and sys.stderr.isatty():
             from tqdm import tqdm
 
@@ -30,8 +32,21 @@ class StageProgress:
         self.failed += int(failed)
         if self._bar is not None:
             self._bar.update(1)
-            if self.failed:
-                self._bar.set_postfix(failed=self.failed, refresh=False)
+            self._postfix()
+
+    def workers(self, busy: int, total: int) -> None:
+        """How many of the executor's workers have work right now (executors with a worker pool report it)."""
+        self._workers = (busy, total)
+        self._peak_busy = max(self._peak_busy, busy)
+        if self._bar is not None:
+            self._postfix()
+
+    def _postfix(self) -> None:
+        shown: dict[str, object] = {"failed": self.failed} if self.failed else {}
+        if self._workers is not None:
+            shown["busy"] = f"{self._workers[0]}/{self._workers[1]}"
+        if shown:
+            self._bar.set_postfix(shown, refresh=False)
 
     def __enter__(self) -> StageProgress:
         return self
@@ -42,4 +57,7 @@ class StageProgress:
         elif self._enabled:
             # Not a terminal (a log file, CI): one summary line per stage instead of a redrawn bar.
             took = time.perf_counter() - self._started
-            print(f"{self.stage}: {self.done}/{self.total} done, {self.failed} failed, {took:.1f}s", file=sys.stderr)
+            rate = f", {self.done / took:.1f} items/s" if took > 0 else ""
+            pool = f", up to {self._peak_busy}/{self._workers[1]} workers busy" if self._workers else ""
+            line = f"{self.stage}: {self.done}/{self.total} done, {self.failed} failed, {took:.1f}s{rate}{pool}"
+            print(line, file=sys.stderr)

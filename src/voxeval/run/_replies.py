@@ -13,8 +13,9 @@ from voxeval.data import Dataset
 from voxeval.io import atomic_write_bytes
 from voxeval.run._executor import Row, Task
 from voxeval.run._inputs import input_audio, sample_key
+from voxeval.run._outcomes import MAX_REPLY_BYTES, classify_error, classify_text, max_reply_bytes, recordable_meta
 from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
-from voxeval.systems import SpokenDialogueSystem, Turn
+from voxeval.systems import Reply, SpokenDialogueSystem, Turn
 
 
 def reply_key(dataset: str, system: str, sample_id: str) -> str:
@@ -56,12 +57,14 @@ class ReplyWorker:
     prompts: tuple[str, str]
     """System and user prompt."""
     cpu_bound: bool = False
+    max_reply_bytes: int = MAX_REPLY_BYTES
+    """Longest reply text kept (:func:`voxeval.run._outcomes.max_reply_bytes`)."""
 
     def setup(self) -> None:
         """Nothing to load: the system was built by the driver."""
 
     async def __call__(self, item: ReplyItem) -> list[Row]:
-        """The reply row; a system error is recorded with its traceback, an empty reply as ``empty``."""
+        """The reply row: every answer is classified by :mod:`voxeval.run._outcomes`, whatever the system kind."""
         key = reply_key(item.dataset, self.system.name, item.id)
         audio = input_audio(self.run_dir, self.inputs[sample_key(item.dataset, item.id)])
         turn = Turn(item.id, audio, self.prompts[0], self.prompts[1], reference_text=item.reference_text)
@@ -69,18 +72,34 @@ class ReplyWorker:
         row: Row = {"key": key, "dataset": item.dataset, "system": self.system.name, "id": item.id}
         try:
             reply = await self.system.respond(turn)
-        except Exception as exc:  # recorded as a failure, listed in the report, never scored
-            row.update(status="failed", error=describe_error(exc), trace=traceback.format_exc(limit=3)[-2000:])
+        except Exception as exc:  # an outcome (refused, …) or a failure: recorded, never scored as text
+            found = classify_error(exc)
+            row.update(status=found.status, outcome=found.outcome, text="", error=describe_error(exc))
+            if found.outcome == "failed":
+                row["trace"] = traceback.format_exc(limit=3)[-2000:]
         else:
-            text = reply.text.strip()
-            # An empty reply is a real outcome (the model said nothing): scored as an empty prediction.
-            row.update(status="ok" if text else "empty", text=text, meta=reply.meta)
-            if reply.audio:
-                path = self.run_dir / "audio" / "replies" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.wav"
-                atomic_write_bytes(path, reply.audio)
-                row["audio"] = str(path.relative_to(self.run_dir))
+            row.update(self._reply_fields(key, reply))
         row["elapsed_s"] = round(time.perf_counter() - started, 3)
         return [row]
+
+    def _reply_fields(self, key: str, reply: Any) -> Row:
+        if not isinstance(reply, Reply):
+            return {
+                "status": "failed",
+                "outcome": "failed",
+                "text": "",
+                "error": f"{type(reply).__name__}: not a Reply",
+            }
+        found = classify_text(reply.text, self.max_reply_bytes)
+        fields: Row = {"status": found.status, "outcome": found.outcome, "text": found.text}
+        if found.reason:
+            fields["error"] = found.reason
+        fields["meta"] = recordable_meta(reply.meta)
+        if reply.audio and found.status != "failed":
+            path = self.run_dir / "audio" / "replies" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.wav"
+            atomic_write_bytes(path, reply.audio)
+            fields["audio"] = str(path.relative_to(self.run_dir))
+        return fields
 
 
 async def generate_replies(
@@ -99,6 +118,6 @@ async def generate_replies(
         stage = Stage(f"replies {system.name}", run_dir / "replies.jsonl", trace=True)
         fields = [{"dataset": i.dataset, "system": system.name, "id": i.id} for i in items]
         tasks = [Task((reply_key(i.dataset, system.name, i.id),), i, f) for i, f in zip(items, fields, strict=True)]
-        worker = ReplyWorker(system, run_dir, inputs, prompts)
+        worker = ReplyWorker(system, run_dir, inputs, prompts, max_reply_bytes=max_reply_bytes())
         rows = await run_stage(stage, tasks, worker, limit=concurrency or system.concurrency, how=how)
     return rows

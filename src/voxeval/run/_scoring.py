@@ -73,8 +73,11 @@ def scored_representatives(scored: ScoredSet) -> list[Representative]:
     return representatives(scored.scores, {g.id: g for g in scored.gold}, scored.predictions, scored.system)
 
 
-def write_score_outputs(out_dir: Path, sets: Sequence[ScoredSet]) -> None:
-    """Write ``scores.jsonl``, ``summary.json`` and ``report.md`` for one or more scored sets (atomically)."""
+def write_score_outputs(out_dir: Path, sets: Sequence[ScoredSet], *, markdown: bool = True) -> None:
+    """Write ``scores.jsonl``, ``summary.json`` and (with ``markdown``) ``report.md`` for scored sets, atomically.
+
+    A run passes ``markdown=False``: its report step writes the full ``report.md`` (writing this short one first
+    made every rerun rewrite the file twice)."""
     multi = len(sets) > 1
     rows = []
     for s in sets:
@@ -91,5 +94,7 @@ def write_score_outputs(out_dir: Path, sets: Sequence[ScoredSet]) -> None:
     else:
         summary = {"dataset": sets[0].dataset, "system": sets[0].system, **sets[0].summary.to_json()}
     atomic_write_json(out_dir / "summary.json", summary)
+    if not markdown:
+        return
     reps = [r for s in sets for r in scored_representatives(s)]
     atomic_write_text(out_dir / "report.md", render_markdown([table_row(s) for s in sets], reps))

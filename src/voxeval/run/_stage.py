@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from voxeval.io import AppendLog
+from voxeval.io import AppendLog, RowTooLong
 from voxeval.run._executor import AsyncExecutor, Executor, Row, Task, Worker
 from voxeval.run._progress import StageProgress
 
@@ -87,6 +87,9 @@ async def run_stage(
                 if isinstance(outcome, Exception) and not stage.record_failures:
                     raise outcome
                 _record(stage, log, task, outcome, how.retry_failed, bar)
+                busy = getattr(executor, "busy", None)  # executors with a worker pool say how many are working
+                if busy is not None:
+                    bar.workers(*busy)
         return dict(log.rows)
 
 
@@ -99,5 +102,9 @@ def _record(stage: Stage, log: AppendLog, task: Task[Any], outcome: Any, retry: 
         missing = RuntimeError(f"{stage.name}: the worker returned no row for this key")
         rows = [by_key[k] if k in by_key else failure_row(stage, task, k, missing) for k in wanted]
     for row in rows:
-        log.append(row)  # one whole line per result: a kill loses at most in-flight work
+        try:
+            log.append(row)  # one whole line per result: a kill loses at most in-flight work
+        except RowTooLong as exc:  # a line no reader would accept: the task is recorded as failed instead
+            row = failure_row(stage, task, str(row[stage.key]), exc)
+            log.append(row)
         bar.advance(failed=row.get("status") == "failed")

@@ -2,6 +2,7 @@
 
 from voxeval.systems import _cascade, _chat, _python, _replay, _style_cascade  # noqa: F401  (register adapters)
 from voxeval.systems._protocol import (
+    NoReply,
     Reply,
     SpokenDialogueSystem,
     SystemFailure,
@@ -11,4 +12,13 @@ from voxeval.systems._protocol import (
     systems,
 )
 
-__all__ = ["Reply", "SpokenDialogueSystem", "SystemFailure", "Turn", "default_prompts", "system_from_spec", "systems"]
+__all__ = [
+    "NoReply",
+    "Reply",
+    "SpokenDialogueSystem",
+    "SystemFailure",
+    "Turn",
+    "default_prompts",
+    "system_from_spec",
+    "systems",
+]

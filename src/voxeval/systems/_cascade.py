@@ -21,9 +21,21 @@ DEFAULTS = {
 
 
 def parse_cascade_options(rest: str) -> dict[str, str]:
-    """``asr=…,llm=…,tts=…|none,language=…`` → options over :data:`DEFAULTS` (pure; errors name the key)."""
+    """``asr=…,llm=…,tts=…|none,language=…`` → options over :data:`DEFAULTS` (pure; errors name the key).
+
+    A part after a comma that starts with ``http://`` or ``https://`` is another replica of the ``llm=`` model:
+
+    >>> parse_cascade_options("llm=openai-compat:m@http://a/v1,http://b/v1,tts=none")["llm"]
+    'openai-compat:m@http://a/v1,http://b/v1'
+    """
     options = dict(DEFAULTS)
+    items: list[str] = []
     for item in filter(None, rest.split(",")):
+        if items and item.startswith(("http://", "https://")):
+            items[-1] += "," + item
+        else:
+            items.append(item)
+    for item in items:
         key, sep, value = item.partition("=")
         if not sep or key not in DEFAULTS:
             raise ConfigError(f"cascade option {item!r}: expected one of {', '.join(f'{k}=…' for k in DEFAULTS)}")

@@ -30,8 +30,10 @@ class ChatModelSystem:
         self.model = model
         self.audio_output = audio_output
         self.voice = voice
-        options = model.describe().get("parameters", {}) if hasattr(model, "describe") else {}
-        self.concurrency = int(options.get("concurrency", 8))
+        described = model.describe() if hasattr(model, "describe") else {}
+        options = described.get("parameters", {})
+        # Concurrency is per replica: a model served at several base URLs takes that many times as many requests.
+        self.concurrency = int(options.get("concurrency", 8)) * max(1, len(described.get("replicas") or ()))
 
     async def respond(self, turn: Turn) -> Reply:
         """Send the turn; the provider layer retries transient failures."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from voxeval.prompts import load_prompt
 from voxeval.registry import Registry
@@ -39,6 +39,26 @@ class Reply:
 
 class SystemFailure(Exception):
     """The system could not produce a reply (after the provider's own retries)."""
+
+
+NoReplyKind = Literal["refused", "truncated", "undecodable"]
+"""Deterministic reasons for a reply without usable text (the provider layer's ``ProviderError`` kinds)."""
+
+
+class NoReply(SystemFailure):
+    """The system deterministically gave no usable reply: it ``refused``, ran out of its output budget before any
+    text (``truncated``), or answered bytes that are not text (``undecodable``).
+
+    Every system kind reports these the same way (docs/reliability.md, "Reply outcomes"): API systems through
+    ``ProviderError`` kinds, a ``python:`` callable by raising this, a ``replay:`` row with ``"outcome"``.
+    """
+
+    def __init__(self, kind: NoReplyKind, reason: str) -> None:
+        if kind not in ("refused", "truncated", "undecodable"):
+            raise ValueError(f"unknown no-reply kind {kind!r}: refused, truncated or undecodable")
+        super().__init__(f"{kind}: {reason}")
+        self.kind: NoReplyKind = kind
+        self.reason = reason
 
 
 class SpokenDialogueSystem(Protocol):

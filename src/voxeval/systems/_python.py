@@ -13,7 +13,11 @@ from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
 
 
 class PythonSystem:
-    """Wraps ``callable(turn) -> str | Reply`` (sync or async)."""
+    """Wraps ``callable(turn) -> str | Reply | None`` (sync or async).
+
+    ``None`` is an empty reply (as an API's ``content: null``); raising :class:`voxeval.systems.NoReply` reports a
+    refusal, a spent output budget or undecodable output the way API systems do.
+    """
 
     concurrency = 1
 
@@ -40,11 +44,14 @@ class PythonSystem:
         result = self._fn(turn)
         if inspect.isawaitable(result):
             result = await result
+        if result is None:
+            return Reply("")
         if isinstance(result, Reply):
             return result
         if isinstance(result, str):
             return Reply(result)
-        raise SystemFailure(f"{self.name} returned {type(result).__name__}; expected str or voxeval.systems.Reply")
+        kind = type(result).__name__
+        raise SystemFailure(f"{self.name} returned {kind}; expected str, None or voxeval.systems.Reply")
 
     def describe(self) -> dict[str, Any]:
         """The entry point."""

@@ -7,36 +7,62 @@ from typing import Any
 
 from voxeval.data import parse_id, read_jsonl, resolve_inside
 from voxeval.errors import ConfigError, InputError, Location
-from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
+from voxeval.systems._protocol import NoReply, Reply, SystemFailure, Turn, systems
+
+NO_REPLY = ("refused", "truncated", "undecodable")
+"""``outcome`` values of a replay row that replay as :class:`NoReply` (as an API system reports them)."""
+FAILED = ("failed", "oversized")
+"""``outcome`` values replayed as a failure (a ``replies.jsonl`` of another run replays as it was recorded)."""
+
+
+def _replayed(row: dict[str, Any], where: Location) -> tuple[str | None, Exception | None]:
+    """The text of a replay row, or the error it replays (a refusal, a failure)."""
+    outcome = row.get("outcome")
+    reason = str(row.get("error") or f"recorded as {outcome} in {where}")
+    if outcome in NO_REPLY:
+        return None, NoReply(outcome, reason)
+    if outcome in FAILED or row.get("status") == "failed":
+        return None, SystemFailure(reason)
+    if outcome not in (None, "ok", "empty"):
+        choices = ", ".join(("ok", "empty", *NO_REPLY, *FAILED))
+        raise InputError(where.child("outcome"), f"unknown outcome {outcome!r}; one of {choices}")
+    text = row.get("text")
+    if text is not None and not isinstance(text, str):
+        raise InputError(where.child("text"), f"must be a string or null, got {text!r}")
+    return text, None
 
 
 class ReplaySystem:
-    """Replies from ``{"id", "text", "audio"?}`` rows; ``audio`` is a WAV path relative to the file."""
+    """Replies from ``{"id", "text", "audio"?, "outcome"?}`` rows; ``audio`` is a WAV path relative to the file.
+
+    ``"text": null`` is an empty reply (as an API's ``content: null``); ``"outcome": "refused"`` (or
+    ``truncated``, ``undecodable``) replays that outcome, ``"failed"`` a failure, with the row's ``error``.
+    """
 
     concurrency = 64
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.name = f"replay:{path.stem}"
-        self._rows: dict[str, tuple[str, Path | None]] = {}
+        self._rows: dict[str, tuple[str | None, Path | None, Exception | None]] = {}
         for line, row in read_jsonl(path):
             where = Location(str(path), line)
             sample_id = parse_id(row, where)
-            text = row.get("text")
-            if not isinstance(text, str):
-                raise InputError(where.child("text"), f"must be a string, got {text!r}")
+            text, failure = _replayed(row, where)
             audio = row.get("audio")
             audio_path = resolve_inside(path.parent, audio, where.child("audio")) if audio is not None else None
             if sample_id in self._rows:
                 raise InputError(where.child("id"), f"duplicate id {sample_id!r}")
-            self._rows[sample_id] = (text, audio_path)
+            self._rows[sample_id] = (text, audio_path, failure)
 
     async def respond(self, turn: Turn) -> Reply:
         """The recorded reply for ``turn.id``."""
         if turn.id not in self._rows:
             raise SystemFailure(f"{self.path} has no reply for id {turn.id!r}")
-        text, audio = self._rows[turn.id]
-        return Reply(text, audio.read_bytes() if audio else None, {"source": str(self.path)})
+        text, audio, failure = self._rows[turn.id]
+        if failure is not None:
+            raise failure
+        return Reply(text or "", audio.read_bytes() if audio else None, {"source": str(self.path)})
 
     def describe(self) -> dict[str, Any]:
         """The replay file."""

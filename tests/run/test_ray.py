@@ -1,0 +1,241 @@
+"""The Ray executor on a local two-CPU Ray (no network): same rows as the local executors, workers that die lose and
+duplicate nothing, a killed driver resumes. One Ray session is shared by the module and shut down after it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.run.ray_workers import BrokenSetup, DyingWorker, GpuWorker, SlowWorker, WritesToRunDir
+from tests.run.stage_workers import EchoWorker
+from voxeval.data import builtin_path
+from voxeval.run._executor import Task, executor_from_name
+from voxeval.run._ray import RayExecutor
+from voxeval.run._stage import Stage, StageRun, run_stage
+
+ray = pytest.importorskip("ray", reason="the Ray executor's tests need voxeval[distributed] (in the test extra)")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> object:
+    """A local Ray with two CPUs (and one declared GPU, a resource count only) for the whole module; no Ray process
+    outlives it."""
+    ray.init(num_cpus=2, num_gpus=1, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def tasks(*names: str) -> list[Task[str]]:
+    return [Task((n,), n, {"id": n}) for n in names]
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def stage_on_ray(path: Path, names: list[str], worker: object, limit: int = 4, **options: object) -> dict:
+    how = StageRun(progress=False, cpu_executor=RayExecutor(**options))  # type: ignore[arg-type]
+    return asyncio.run(run_stage(Stage("t", path), tasks(*names), worker, limit=limit, how=how))  # type: ignore[arg-type]
+
+
+def test_actors_set_up_once_and_the_driver_writes_every_row(cluster, tmp_path) -> None:
+    names = [f"s{i}" for i in range(12)] + ["fail", "raise"]
+    rows = stage_on_ray(tmp_path / "log.jsonl", names, EchoWorker(cpu_bound=True))
+    ok = {k: r for k, r in rows.items() if r["status"] == "ok"}
+    pids = {r["pid"] for r in ok.values()}
+    assert 1 <= len(pids) <= 2 and os.getpid() not in pids  # at most one actor per CPU; none is the driver
+    assert all(r["setups"] == 1 for r in ok.values())  # the model is loaded once per actor, not per item
+    # A worker error comes back as the local executors record it: the same one-line failure row.
+    assert rows["raise"] == {"key": "raise", "id": "raise", "status": "failed", "error": "ValueError: worker broke"}
+    assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
+
+
+def test_progress_reports_items_per_second_and_busy_workers(cluster, tmp_path, capsys) -> None:
+    how = StageRun(progress=True, cpu_executor=RayExecutor())
+    stage = Stage("synth", tmp_path / "log.jsonl")
+    asyncio.run(run_stage(stage, tasks(*[f"s{i}" for i in range(6)]), EchoWorker(cpu_bound=True), limit=4, how=how))
+    line = capsys.readouterr().err.strip().splitlines()[-1]  # not a terminal: one summary line
+    assert re.fullmatch(r"synth: 6/6 done, 0 failed, [\d.]+s, [\d.]+ items/s, up to [12]/2 workers busy", line)
+
+
+def test_a_worker_that_can_use_a_gpu_gets_one_and_others_do_not(cluster, tmp_path) -> None:
+    rows = stage_on_ray(tmp_path / "gpu.jsonl", ["a", "b", "c"], GpuWorker())
+    assert all(r["gpus"] == ["0"] for r in rows.values())  # two actors share the cluster's one GPU, half each
+    rows = stage_on_ray(tmp_path / "cpu.jsonl", ["a", "b"], GpuWorker(gpus=0.0))
+    assert all(r["gpus"] == [] for r in rows.values())
+
+
+def test_one_in_flight_at_a_time_uses_one_actor(cluster, tmp_path) -> None:
+    rows = stage_on_ray(tmp_path / "log.jsonl", [f"s{i}" for i in range(6)], EchoWorker(cpu_bound=True), limit=1)
+    assert len({r["pid"] for r in rows.values()}) == 1
+
+
+def test_a_worker_killed_mid_task_costs_only_a_retry(cluster, tmp_path) -> None:
+    names = [f"s{i}" for i in range(10)] + ["die-once-a", "die-once-b"]
+    rows = stage_on_ray(tmp_path / "log.jsonl", names, DyingWorker(tmp_path))
+    assert (tmp_path / "die-once-a.died").exists() and (tmp_path / "die-once-b.died").exists()  # they did die
+    assert {k: r["status"] for k, r in rows.items()} == dict.fromkeys(names, "ok")
+    assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)  # nothing lost, nothing twice
+
+
+def test_a_worker_process_killed_from_outside_loses_and_duplicates_nothing(cluster, tmp_path) -> None:
+    names = [f"s{i}" for i in range(8)]
+    how = StageRun(progress=False, cpu_executor=RayExecutor())
+
+    async def kill_the_worker_of_s3() -> int:
+        marker = tmp_path / "s3.pid"
+        while not marker.exists():
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        pid = int(marker.read_text())
+        os.kill(pid, signal.SIGKILL)  # as the OOM killer or a lost node would
+        return pid
+
+    async def both() -> tuple[dict, int]:
+        stage = run_stage(Stage("t", tmp_path / "log.jsonl"), tasks(*names), SlowWorker(tmp_path), limit=4, how=how)
+        return await asyncio.gather(stage, kill_the_worker_of_s3())
+
+    rows, killed = asyncio.run(both())
+    assert {k: r["status"] for k, r in rows.items()} == dict.fromkeys(names, "ok")
+    assert rows["s3"]["pid"] != killed  # s3 was redone by the restarted actor
+    assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
+
+
+def test_an_item_that_always_kills_its_worker_is_recorded_failed_and_the_others_are_not_charged(
+    cluster, tmp_path
+) -> None:
+    # With one attempt, a task queued behind the dying one on the same actor must still succeed: only the task
+    # that was running is charged for a death.
+    names = [f"s{i}" for i in range(8)] + ["die"]
+    rows = stage_on_ray(tmp_path / "log.jsonl", names, DyingWorker(tmp_path), attempts=1)
+    assert rows["die"]["status"] == "failed"
+    assert rows["die"]["error"].startswith("WorkerLost: the worker process died 1 times on this item")
+    assert all(rows[n]["status"] == "ok" for n in names if n != "die")
+    assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
+
+
+def test_retries_are_bounded(cluster, tmp_path) -> None:
+    rows = stage_on_ray(tmp_path / "log.jsonl", ["a", "die"], DyingWorker(tmp_path), attempts=2)
+    assert "died 2 times" in rows["die"]["error"] and rows["a"]["status"] == "ok"
+
+
+def test_a_setup_error_stops_the_stage_with_that_error(cluster, tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match="model file missing"):
+        stage_on_ray(tmp_path / "log.jsonl", ["a", "b"], BrokenSetup())
+    assert not (tmp_path / "log.jsonl").exists() or not lines(tmp_path / "log.jsonl")
+
+
+def test_a_run_directory_the_nodes_cannot_see_stops_the_stage_naming_the_node(cluster, tmp_path) -> None:
+    from voxeval.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"run directory .*missing is not visible on Ray node \S+: a cluster needs"):
+        stage_on_ray(tmp_path / "log.jsonl", ["a"], WritesToRunDir(tmp_path / "missing"))
+
+
+def test_the_executor_is_registered_and_reads_ray_address(monkeypatch) -> None:
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
+    executor = executor_from_name("ray")
+    assert executor.name == "ray" and isinstance(executor, RayExecutor) and executor.address == "10.0.0.1:6379"
+    assert RayExecutor("10.0.0.2:6379").address == "10.0.0.2:6379"  # --ray-address wins over the variable
+
+
+def test_without_ray_installed_the_error_names_the_extra(monkeypatch) -> None:
+    from voxeval.errors import MissingDependencyError
+    from voxeval.run._ray import import_ray
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
+    with pytest.raises(MissingDependencyError, match=r"--executor ray needs .*pip install 'voxeval\[distributed\]'"):
+        import_ray()
+
+
+def test_ray_address_without_the_ray_executor_is_refused(capsys) -> None:
+    from voxeval.cli import main
+
+    args = ["run", "--system", "python:tests.run.doubles:echo_gold", "--out", "x", "--ray-address", "h:1"]
+    assert main(args) == 2
+    assert "--ray-address needs --executor ray" in capsys.readouterr().err
+
+
+def _run_args(out: Path, dataset: Path | str, executor: str, *extra: str) -> list[str]:
+    return [
+        "run", "--dataset", str(dataset), "--system", "python:tests.run.doubles:echo_gold", "--annotator", "gold",
+        "--out", str(out), "--quiet", "--executor", executor, *extra,
+    ]  # fmt: skip
+
+
+def test_a_run_on_ray_writes_what_the_async_and_process_runs_write(cluster, tmp_path) -> None:
+    from voxeval.cli import main
+
+    def run(out: Path, executor: str) -> tuple[dict, dict]:
+        assert main(_run_args(out, "ja-assistant", executor, "--limit", "4")) == 0
+        scores = {r["id"]: r for r in lines(out / "scores.jsonl")}
+        return scores, {r["key"]: r["audio"] for r in lines(out / "inputs.jsonl")}
+
+    on_ray = run(tmp_path / "ray", "ray")
+    assert on_ray == run(tmp_path / "async", "async") == run(tmp_path / "process", "process")
+    summary = json.loads((tmp_path / "ray" / "summary.json").read_text())
+    assert summary == json.loads((tmp_path / "async" / "summary.json").read_text())
+
+
+def test_the_offline_annotator_on_ray_scores_what_it_scores_in_process(cluster, tmp_path) -> None:
+    from voxeval.cli import main
+
+    def run(out: Path, executor: str) -> dict:
+        args = _run_args(out, "ja-assistant", executor, "--limit", "5")
+        args[args.index("gold")] = "offline"  # a model-loading stage: the encoder loads once per actor
+        assert main(args) == 0
+        return {r["id"]: r for r in lines(out / "scores.jsonl")}
+
+    assert run(tmp_path / "ray", "ray") == run(tmp_path / "async", "async")
+    steps = [{r["key"]: r["steps"] for r in lines(tmp_path / d / "annotations.jsonl")} for d in ("ray", "async")]
+    assert steps[0] == steps[1] and len(steps[0]) == 5
+
+
+def slow_dataset(path: Path, n: int) -> Path:
+    """The first ``n`` ja-assistant samples with inputs long enough that synthesising them takes a while."""
+    rows = [json.loads(x) for x in builtin_path("ja-assistant").read_text("utf-8").splitlines()[:n]]
+    for row in rows:
+        row["input"]["text"] = "。".join([row["input"]["text"]] * 4)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_a_killed_driver_resumes_to_the_scores_of_an_uninterrupted_run(cluster, tmp_path) -> None:
+    from voxeval.cli import main
+
+    dataset, total = slow_dataset(tmp_path / "slow.jsonl", 12), 12
+    out = tmp_path / "killed"
+    address = cluster.get_runtime_context().gcs_address
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    command = [sys.executable, "-m", "voxeval", *_run_args(out, dataset, "ray", "--ray-address", address)]
+    driver = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    log, deadline, done = out / "inputs.jsonl", time.monotonic() + 120, 0
+    try:
+        while time.monotonic() < deadline and driver.poll() is None:
+            done = len(log.read_text("utf-8").splitlines()) if log.exists() else 0
+            if done >= 2:
+                break
+            time.sleep(0.05)
+    finally:
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+    assert 2 <= done < total, f"the driver was to be killed mid-stage, with {done} of {total} inputs written"
+    assert main(_run_args(out, dataset, "ray")) == 0  # the same command, resumed
+    keys = [r["key"] for r in lines(log)]
+    assert len(keys) == len(set(keys)) == total  # every input once: none lost, none written twice
+    assert main(_run_args(tmp_path / "whole", dataset, "async")) == 0
+    scores = [{r["id"]: r for r in lines(d / "scores.jsonl")} for d in (out, tmp_path / "whole")]
+    assert scores[0] == scores[1] and len(scores[0]) == total
