@@ -29,7 +29,7 @@ endif
 help:
 	@echo "make demo   - offline main job: synthesise inputs, run the offline cascade, annotate, score, HTML reports"
 	@echo "make test   - install test dependencies into $(VENV) and run ruff, mypy and pytest"
-	@echo "make bench  - run the benchmarks under benchmarks/ and write docs/performance.md"
+	@echo "make bench  - run the benchmarks under benchmarks/ and write docs/performance.md (BENCH_ARGS=--quick: smaller)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,8 +70,9 @@ demo: $(VENV)/.stamp-demo
 	  --system cascade --annotator offline --out $(DEMO_OUT)/da
 	@echo; echo "HTML reports: $(DEMO_OUT)/da/report.html (dialogue acts, Table 1 above) and $(DEMO_OUT)/style/report.html"
 
+# Not part of `make test`. BENCH_ARGS=--quick runs smaller sizes and writes runs/performance-quick.md.
 bench: $(VENV)/.stamp-test
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python benchmarks/run_all.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

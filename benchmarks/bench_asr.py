@@ -1,17 +1,21 @@
 """ASR on short clips: Whisper base on the short-clip path vs faster-whisper's fixed 30 s window (target ≤ 0.4 s/clip).
 
-Run: ``python benchmarks/bench_asr.py [--clips N] [--repeats R]``. Clips are ja-assistant's user requests spoken by
-pyopenjtalk (≤ 3 s of audio each, 24 kHz input format). ``full_window`` is what voxeval did before (faster-whisper's
-regular path: every clip padded to 30 s, plus an extra encoder pass for language ID when the language is unknown);
-``short_path`` is :class:`voxeval.speech.asr.WhisperASR` (speech-sized window, language ID on the same encoder
-output), one clip at a time and batched. Seconds per clip are medians of ``R`` passes; CER is the character error
-rate against the text that was spoken (punctuation and spaces ignored), equal for both paths when nothing is lost.
+Run: ``python benchmarks/bench_asr.py [--clips N] [--repeats R] [--full-repeats F]``. Clips are the first N of
+ja-assistant's user requests, in dataset order, that pyopenjtalk speaks in ≤ 3 s (24 kHz input format).
+``full_window`` is what voxeval did before (faster-whisper's regular path: every clip padded to 30 s, plus an extra
+encoder pass for language ID when the language is unknown); ``short_path`` is :class:`voxeval.speech.asr.WhisperASR`
+(VAD-trimmed speech in a window of at least 10 s, language ID on the same encoder output), one clip at a time and
+batched. Wall and CPU seconds per clip are medians of ``R`` passes (CPU time counts both threads: on a loaded
+machine it is the steadier figure); CER is the character error rate against the text that was spoken (punctuation
+and spaces ignored), and ``cer_minus_full`` the short path's CER minus the full window's on the same clips (target ≤
+0.01).
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -50,24 +54,29 @@ def short_clips(n: int) -> list[tuple[str, bytes]]:
     return clips
 
 
-def timed(run: Callable[[], list[Transcript]], repeats: int) -> tuple[float, list[Transcript]]:
-    times, out = [], []
+def timed(run: Callable[[], list[Transcript]], repeats: int) -> tuple[float, float, list[Transcript]]:
+    """Median wall and CPU seconds of ``repeats`` calls, and the last call's transcripts."""
+    walls, cpus, out = [], [], []
     for _ in range(repeats):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         out = run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), out
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus), out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clips", type=int, default=24)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--full-repeats", type=int, help="passes of the (slow) full window; default --repeats")
     args = parser.parse_args()
     clips = short_clips(args.clips)
     asr = WhisperASR()
     model = asr._load()
     from faster_whisper.audio import decode_audio
+
+    audio_s = sum(len(decode_audio(io.BytesIO(w), sampling_rate=16000)) for _, w in clips) / 16000
 
     def full(language: str | None) -> list[Transcript]:
         return [_decode_full(model, decode_audio(io.BytesIO(w), sampling_rate=16000), language) for _, w in clips]
@@ -79,22 +88,19 @@ def main() -> None:
             "short_path": lambda lang=language: [asr.transcribe(w, lang) for _, w in clips],
             "short_path_batched": lambda lang=language: asr.transcribe_batch([w for _, w in clips], lang),
         }
-        results = {name: timed(run, args.repeats) for name, run in variants.items()}
+        full_repeats = args.full_repeats or args.repeats
+        results = {name: timed(run, full_repeats if name == "full_window" else args.repeats)
+                   for name, run in variants.items()}  # fmt: skip
         base = results["full_window"][0]
-        for name, (seconds, out) in results.items():
-            print(
-                dumps(
-                    {
-                        "benchmark": "asr",
-                        "language": language or "detected",
-                        "path": name,
-                        "clips": len(clips),
-                        "s_per_clip": round(seconds / len(clips), 3),
-                        "speed_vs_full": round(base / seconds, 2),
-                        "cer": round(statistics.mean(cer(t, r.text) for (t, _), r in zip(clips, out, strict=True)), 3),
-                    }
-                )
-            )
+        errors = {name: statistics.mean(cer(t, r.text) for (t, _), r in zip(clips, out, strict=True))
+                  for name, (_, _, out) in results.items()}  # fmt: skip
+        for name, (seconds, cpu, _) in results.items():
+            row = {"benchmark": "asr", "language": language or "detected", "path": name, "clips": len(clips)}
+            row.update(s_per_clip=round(seconds / len(clips), 3), cpu_s_per_clip=round(cpu / len(clips), 3))
+            row.update(speed_vs_full=round(base / seconds, 2), cer=round(errors[name], 3))
+            row.update(cer_minus_full=round(errors[name] - errors["full_window"], 3))
+            row.update(audio_s_per_clip=round(audio_s / len(clips), 2), load_average=round(os.getloadavg()[0], 1))
+            print(dumps(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -23,8 +23,9 @@ from typing import Any
 
 from voxeval.data import dumps
 from voxeval.llm import HttpClient, HttpReply, set_request_cache
-from voxeval.run._inputs import InputItem, prepare_inputs
+from voxeval.run._inputs import InputItem, make_inputs
 from voxeval.run._replies import ReplyItem, generate_replies
+from voxeval.run._stage import StageRun
 from voxeval.systems import system_from_spec
 from voxeval.testing.mockserver import silence_wav
 
@@ -55,7 +56,7 @@ def _stage(base_url: str, work: Path, width: int, samples: int, per_request: boo
     (work / "in.wav").write_bytes(silence_wav(0.3))
     items = [InputItem("bench", f"s{i:05d}", "x", audio="in.wav", root=work, source="bench") for i in range(samples)]
     run_dir = Path(tempfile.mkdtemp(dir=work))
-    inputs = prepare_inputs(run_dir, items, "pyopenjtalk", progress=False)
+    inputs = asyncio.run(make_inputs(run_dir, items, "pyopenjtalk", how=StageRun(progress=False)))
     system = system_from_spec(f"openai-compat:bench@{base_url}?concurrency={width}&timeout=30")
     if per_request:
         model = system.model  # type: ignore[attr-defined]
@@ -69,7 +70,7 @@ def _stage(base_url: str, work: Path, width: int, samples: int, per_request: boo
             inputs,
             ("system", "user"),
             concurrency=width,
-            progress=False,
+            how=StageRun(progress=False),
         )
     )
     return time.perf_counter() - started, time.process_time() - cpu

@@ -27,10 +27,16 @@ class FakeASR:
     def __init__(self, text: str = TEXT, language: str = "ja", probability: float = 0.99) -> None:
         self.text, self.language, self.probability = text, language, probability
         self.calls: list[str | None] = []
+        self.batches: list[tuple[int, str | None]] = []
+        """(clips, language) of each ``transcribe_batch`` call."""
 
     def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
         self.calls.append(language)
         return Transcript(self.text, language or self.language, None if language else self.probability, 3.0)
+
+    def transcribe_batch(self, wavs: list[bytes], language: str | None = None) -> list[Transcript]:
+        self.batches.append((len(wavs), language))
+        return [self.transcribe(w, language) for w in wavs]
 
     def describe(self) -> dict[str, Any]:
         return {"asr": self.name}
@@ -204,3 +210,39 @@ def test_asr_failure_is_a_failed_judgement(clip: bytes) -> None:
 
     j = _judge(_item(), clip, BrokenASR())
     assert (j.score, j.status) == (None, "failed") and "decoder crashed" in j.reason
+
+
+def test_batch_transcribes_in_batches_and_forces_only_the_disagreeing_language(clip: bytes) -> None:
+    asr = FakeASR("The weather is nice today.", language="en")
+    replies = [(_item(id=f"r{i}"), clip) for i in range(3)]
+    replies.append((_item(id="en", language="en", content="The weather is nice today."), clip))
+    replies.append((_item(id="bad"), b"not audio at all"))  # fails before the ASR: not in the batch
+    by_id = {j.id: j for j in asyncio.run(AcousticJudge(asr).judge_batch(replies))}
+    assert asr.batches == [(4, None), (3, "ja")]  # one language-ID pass, one forced pass for the ja items
+    assert [by_id[f"r{i}"].attributes["asr_forced_language"] for i in range(3)] == [True] * 3
+    assert by_id["en"].attributes["asr_forced_language"] is False
+    assert by_id["bad"].status == "failed" and "not analysable" in by_id["bad"].reason
+
+
+def test_batch_and_one_by_one_agree(clip: bytes) -> None:
+    replies = [(_item(id=f"r{i}", requirements={"speed": "normal"}), clip) for i in range(2)]
+    batch = asyncio.run(AcousticJudge(FakeASR()).judge_batch(replies))
+    alone = [_judge(item, audio) for item, audio in replies]
+    drop = {"analysis_s"}
+    assert [(j.score, j.status, j.attributes) for j in batch] == [(j.score, j.status, j.attributes) for j in alone]
+    assert all(set(j.meta) - drop == set(a.meta) - drop for j, a in zip(batch, alone, strict=True))
+
+
+def test_a_failing_batch_fails_only_the_reply_that_breaks_the_asr(clip: bytes) -> None:
+    broken = to_input_format(engine_from_spec("pyopenjtalk").synthesize(TEXT, VoiceStyle(rate=1.2)))
+
+    class PickyASR(FakeASR):
+        def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
+            if wav == broken:
+                raise RuntimeError("decoder crashed")
+            return super().transcribe(wav, language)
+
+    replies = [(_item(id="ok"), clip), (_item(id="broken"), broken)]
+    by_id = {j.id: j for j in asyncio.run(AcousticJudge(PickyASR()).judge_batch(replies))}
+    assert by_id["ok"].status == "ok"
+    assert by_id["broken"].status == "failed" and "decoder crashed" in by_id["broken"].reason

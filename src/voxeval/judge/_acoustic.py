@@ -29,7 +29,11 @@ from voxeval.speech.acoustics import (
     PitchReference,
     Thresholds,
     analyse,
+    analysis_of,
+    listen_batch,
+    measure_reply,
     naturalness_model,
+    reply_language,
 )
 from voxeval.speech.acoustics._thresholds import real_speech_calibration
 from voxeval.speech.asr import ASREngine, asr_from_spec
@@ -38,6 +42,10 @@ from voxeval.style._types import Judgement, StyleItem
 
 JUDGE_NAME = "acoustic"
 """Registered name and the ``judge`` field of every judgement."""
+ANALYSIS_ERRORS = (SilentAudioError, InputError, RuntimeError, ValueError, OSError)
+"""What makes one reply unanalysable (ASR or Praat failures among them): a failed judgement, listed."""
+ASR_BATCH = 16
+"""Replies transcribed per ASR call in :meth:`AcousticJudge.judge_batch` (short ones share encoder batches)."""
 
 
 @dataclass(frozen=True)
@@ -94,16 +102,39 @@ class AcousticJudge:
 
     def _analyse(self, item: StyleItem, audio: bytes) -> _Outcome:
         start = time.perf_counter()
-        where = Location(item.response_audio or f"<response {item.id}>")
         try:
-            analysis = analyse(audio, item.language, self.asr, where=where)
-        except SilentAudioError:
-            return _Outcome(None, silent=True, seconds=time.perf_counter() - start)
-        except InputError as exc:
-            return _Outcome(None, error=str(exc), seconds=time.perf_counter() - start)
-        except (RuntimeError, ValueError, OSError) as exc:  # ASR or Praat failures: a failed judgement, listed
-            return _Outcome(None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - start)
+            analysis = analyse(audio, item.language, self.asr, where=_where(item))
+        except ANALYSIS_ERRORS as exc:
+            return _failure(exc, time.perf_counter() - start)
         return _Outcome(analysis, seconds=time.perf_counter() - start)
+
+    def _analyse_batch(self, replies: Sequence[tuple[StyleItem, bytes]]) -> list[_Outcome]:
+        """Measure every reply, then transcribe the measurable ones ``ASR_BATCH`` at a time (one batched language-ID
+        pass per chunk). A chunk whose ASR call fails is redone reply by reply, so only the failing reply fails."""
+        outcomes: list[_Outcome | None] = [None] * len(replies)
+        measured: dict[int, tuple[Measurements, float]] = {}
+        for i, (item, audio) in enumerate(replies):
+            start = time.perf_counter()
+            try:
+                measured[i] = (measure_reply(audio, _where(item)), time.perf_counter() - start)
+            except ANALYSIS_ERRORS as exc:
+                outcomes[i] = _failure(exc, time.perf_counter() - start)
+        todo = list(measured)
+        for chunk in (todo[k : k + ASR_BATCH] for k in range(0, len(todo), ASR_BATCH)):
+            start = time.perf_counter()
+            languages = [replies[i][0].language for i in chunk]
+            try:
+                heard = listen_batch(self.asr, [replies[i][1] for i in chunk], languages)
+            except (RuntimeError, ValueError, OSError):
+                for i in chunk:
+                    outcomes[i] = self._analyse(*replies[i])
+                continue
+            share = (time.perf_counter() - start) / len(chunk)
+            for i, language, h in zip(chunk, languages, heard, strict=True):
+                measurements, seconds = measured[i]
+                analysis = analysis_of(measurements, h, reply_language(language, h), self.table)
+                outcomes[i] = _Outcome(analysis, seconds=seconds + share)
+        return [o for o in outcomes if o is not None]
 
     def _judgement(self, item: StyleItem, outcome: _Outcome, model: BatchReference | None) -> Judgement:
         common: dict[str, Any] = {
@@ -139,7 +170,7 @@ class AcousticJudge:
         A model with ``relative_min_replies`` measured replies or more is its own reference for volume (and for
         pitch when ``pitch_reference="model"``); the others are judged as by :meth:`judge`.
         """
-        outcomes = [await asyncio.to_thread(self._analyse, item, audio) for item, audio in replies]
+        outcomes = await asyncio.to_thread(self._analyse_batch, replies)
         items = [item for item, _ in replies]
         references = model_references(items, outcomes, self.table)
         return [
@@ -161,6 +192,19 @@ class AcousticJudge:
             },
             "versions": {p: _version(p) for p in ("praat-parselmouth", "pyloudnorm", "pypinyin", "pyopenjtalk-plus")},
         }
+
+
+def _where(item: StyleItem) -> Location:
+    return Location(item.response_audio or f"<response {item.id}>")
+
+
+def _failure(exc: Exception, seconds: float) -> _Outcome:
+    """A reply that could not be analysed: silent, unreadable, or an ASR / Praat failure."""
+    if isinstance(exc, SilentAudioError):
+        return _Outcome(None, silent=True, seconds=seconds)
+    if isinstance(exc, InputError):
+        return _Outcome(None, error=str(exc), seconds=seconds)
+    return _Outcome(None, error=f"{type(exc).__name__}: {exc}", seconds=seconds)
 
 
 def _version(package: str) -> str:

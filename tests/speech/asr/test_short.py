@@ -11,6 +11,7 @@ from voxeval.speech.asr._short import (
     FRAMES_PER_SECOND,
     FULL_WINDOW_S,
     MIN_TOKENS,
+    MIN_WINDOW_S,
     SAMPLE_RATE,
     SHORT_MAX_S,
     WINDOW_MARGIN_S,
@@ -51,6 +52,7 @@ def test_plan_invariants(n: int, cuts: list[float]) -> None:
     if plan.is_short:
         # the window holds all the kept speech plus the margin, and the token budget is positive
         assert plan.window_frames >= (plan.speech_seconds + WINDOW_MARGIN_S) * FRAMES_PER_SECOND - 1e-6
+        assert plan.window_frames >= MIN_WINDOW_S * FRAMES_PER_SECOND  # Whisper is unreliable on short windows
         assert plan.max_tokens >= MIN_TOKENS
         assert plan.window_frames % FRAMES_PER_SECOND == 0
 
@@ -76,8 +78,15 @@ def test_loops_are_spotted(text: str, loop: bool) -> None:
 
 
 def test_batches_share_one_window_and_respect_the_size() -> None:
-    plans = [plan_clip(n, [(0, n)]) for n in (16_000, 16_000, 80_000, 16_000, 0)]
+    plans = [plan_clip(n, [(0, n)]) for n in (16_000, 16_000, 160_000, 16_000, 0)]
     plans[-1] = plan_clip(SAMPLE_RATE * 40, [(0, SAMPLE_RATE * 40)])  # long: not batched
     groups = batches_by_window(plans, 2)
     assert groups == [[0, 1], [3], [2]]
     assert all(len({plans[i].window_frames for i in g}) == 1 for g in groups)
+
+
+def test_short_clips_share_the_minimum_window() -> None:
+    """Clips up to MIN_WINDOW_S - margin of speech all get the same window, so they batch together."""
+    plans = [plan_clip(n, [(0, n)]) for n in (8_000, 32_000, 96_000)]
+    assert {p.window_frames for p in plans} == {int(MIN_WINDOW_S * FRAMES_PER_SECOND)}
+    assert batches_by_window(plans, 8) == [[0, 1, 2]]

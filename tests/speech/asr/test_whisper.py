@@ -31,7 +31,18 @@ def clips() -> list[bytes]:
     return [to_input_format(tts.synthesize(t, VoiceStyle())) for t in TEXTS]
 
 
-def test_short_path_matches_the_full_window(asr, clips) -> None:
+def _cer(ref: str, hyp: str) -> float:
+    """Character error rate, punctuation ignored."""
+    a, b = [c for c in ref if c not in "。、？！?! "], [c for c in hyp if c not in "。、？！?! "]
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[:], i
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+    return row[-1] / max(1, len(a))
+
+
+def test_short_path_hears_what_the_full_window_hears(asr, clips) -> None:
     from faster_whisper.audio import decode_audio
 
     from voxeval.speech.asr._whisper import _decode_full
@@ -40,7 +51,9 @@ def test_short_path_matches_the_full_window(asr, clips) -> None:
     short = asr.transcribe_batch(clips, "ja")
     full = [_decode_full(model, decode_audio(io.BytesIO(c), sampling_rate=16000), "ja") for c in clips]
     assert asr.full_path_clips == 0
-    assert [s.text for s in short] == [f.text for f in full]
+    # One character may differ (e.g. タイマラ / タイマル for タイマー), nothing more.
+    for text, s, f in zip(TEXTS, short, full, strict=True):
+        assert _cer(f.text, s.text) <= 0.1 and _cer(text, s.text) <= _cer(text, f.text) + 0.1, (s.text, f.text)
     assert all(s.speech_seconds and s.speech_seconds < 4 for s in short)
 
 
@@ -59,3 +72,13 @@ def test_silence_goes_to_the_full_path_and_hears_nothing(asr) -> None:
     heard = asr.transcribe(silent, "ja")
     assert asr.full_path_clips == before + 1
     assert heard.text == ""
+
+
+def test_a_short_request_is_not_repeated(asr) -> None:
+    """Regression: in a 5 s window Whisper heard "卵をゆけるから中に粉で卵をゆけるから" here (the 30 s window and
+    the 10 s minimum window hear "卵をゆけるから12分で")."""
+    from voxeval.speech.tts import VoiceStyle, engine_from_spec
+
+    wav = to_input_format(engine_from_spec("pyopenjtalk").synthesize("卵茹でるから12分で", VoiceStyle()))
+    heard = asr.transcribe(wav, "ja").text
+    assert heard.count("から") == 1 and "12分" in heard, heard

@@ -11,7 +11,7 @@ from voxeval.speech.acoustics._attributes import compression_ratio
 from voxeval.speech.acoustics._measure import Measurements, measure
 from voxeval.speech.acoustics._text import Units, count_units
 from voxeval.speech.acoustics._thresholds import THRESHOLDS, Thresholds
-from voxeval.speech.asr import ASREngine, Word
+from voxeval.speech.asr import ASREngine, Transcript, Word
 from voxeval.speech.audio import decode_audio
 
 
@@ -69,11 +69,35 @@ def listen(asr: ASREngine, wav: bytes, language: str | None) -> Heard:
     forcing only on disagreement keeps the language ID at no extra cost for the usual case.
     """
     first = asr.transcribe(wav, None)
-    detected, probability = first.language, first.language_probability
-    if language is None or detected == language:
-        return Heard(first.text, detected, probability, False, compression_ratio(first.text), first.words)
-    forced = asr.transcribe(wav, language)
-    return Heard(forced.text, detected, probability, True, compression_ratio(forced.text), forced.words)
+    forced = None if language is None or first.language == language else asr.transcribe(wav, language)
+    return _heard(first, forced)
+
+
+def listen_batch(asr: ASREngine, wavs: Sequence[bytes], languages: Sequence[str | None]) -> list[Heard]:
+    """:func:`listen` for several clips: one batched language-ID pass over all of them, then one batched forced
+    pass per expected language over the clips whose detected language disagreed."""
+    first = asr.transcribe_batch(list(wavs), None)
+    redo: dict[str, list[int]] = {}
+    for i, (heard, language) in enumerate(zip(first, languages, strict=True)):
+        if language is not None and heard.language != language:
+            redo.setdefault(language, []).append(i)
+    forced: dict[int, Transcript] = {}
+    for language, members in redo.items():
+        forced.update(zip(members, asr.transcribe_batch([wavs[i] for i in members], language), strict=True))
+    return [_heard(t, forced.get(i)) for i, t in enumerate(first)]
+
+
+def _heard(first: Transcript, forced: Transcript | None) -> Heard:
+    """The language-ID pass, and the forced one when there was one."""
+    used = first if forced is None else forced
+    return Heard(
+        used.text,
+        first.language,
+        first.language_probability,
+        forced is not None,
+        compression_ratio(used.text),
+        used.words,
+    )
 
 
 def word_speech_time(words: Sequence[Word], min_pause_s: float) -> float | None:
@@ -108,11 +132,19 @@ def analyse(wav: bytes, language: str | None, asr: ASREngine | None, *, where: L
     Raises :class:`voxeval.speech.audio.SilentAudioError` for a silent reply and
     :class:`voxeval.errors.InputError` for an unreadable file.
     """
-    audio = decode_audio(wav, where or Location("<reply audio>")).audio
-    measurements = measure(audio)
+    measurements = measure_reply(wav, where)
     heard = None if asr is None else listen(asr, wav, language)
-    lang = language or (heard.detected_language if heard else None) or "en"
-    return analysis_of(measurements, heard, lang)
+    return analysis_of(measurements, heard, reply_language(language, heard))
+
+
+def measure_reply(wav: bytes, where: Location | None = None) -> Measurements:
+    """The acoustic measurements of a reply (the part of :func:`analyse` without ASR); raises as it does."""
+    return measure(decode_audio(wav, where or Location("<reply audio>")).audio)
+
+
+def reply_language(expected: str | None, heard: Heard | None) -> str:
+    """The language a reply's units are counted in: the expected one, else the detected one, else English."""
+    return expected or (heard.detected_language if heard else None) or "en"
 
 
 def analysis_of(

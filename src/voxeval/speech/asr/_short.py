@@ -2,11 +2,21 @@
 
 Whisper's encoder is trained on a fixed 30 s window and faster-whisper pads every clip to it, so a 2 s reply
 costs as much as a 30 s one (plus a second encoder pass for language ID). CTranslate2's encoder accepts
-shorter inputs, so for a short clip voxeval encodes only the speech plus a margin of silence, detects the language
-on that same encoder output, and decodes from it. Too small a margin makes Whisper loop or stop early (measured on
-40 synthetic Japanese requests: a 1 s margin raised the character error rate from 0.24 to 0.66, a 3 s margin left
-it at 0.24), so the margin is :data:`WINDOW_MARGIN_S`, and any decode that still looks like a loop is redone on the
-full window by the caller. Everything here is pure (numpy in, numbers out).
+shorter inputs, so for a short clip voxeval encodes only the speech in a shorter window, detects the language on
+that same encoder output, and decodes from it. Whisper was trained on 30 s windows and degrades on very short ones:
+it loops, stops early or invents words. Measured with ``benchmarks/bench_asr.py``-style clips (ja-assistant
+requests spoken by pyopenjtalk, ≤ 3 s, language forced), character error rate against the spoken text:
+
+- a 1 s margin after the speech: 0.66 on 40 clips (full 30 s window: 0.24);
+- a 3 s margin alone (windows of 4–6 s): 0.232 on the first 12 clips against 0.154 for the full window (one clip
+  repeated half its text: "卵をゆけるから中に粉で卵をゆけるから"), while on 40 clips 0.288 against 0.289;
+- a 6 s or 8 s minimum window: 0.195 / 0.197 on the 12; a 10 s minimum: 0.159 on the 12 and 0.241 on the 40
+  (better than the full window's 0.289 there); VAD padding of 0.5 s instead of 0.2 s or faster-whisper's suppressed
+  tokens changed nothing.
+
+So the window is the speech plus :data:`WINDOW_MARGIN_S`, at least :data:`MIN_WINDOW_S` (still a third of the
+encoder's 30 s cost), and any decode that still looks like a loop is redone on the full window by the caller.
+Everything here is pure (numpy in, numbers out).
 """
 
 from __future__ import annotations
@@ -29,6 +39,8 @@ SHORT_MAX_S = 24.0
 """Clips whose speech is longer than this take the regular full-window path."""
 WINDOW_MARGIN_S = 3.0
 """Silence added after the speech in a short window (see the module docstring for the measurement)."""
+MIN_WINDOW_S = 10.0
+"""Shortest encoder window (see the module docstring for the measurement)."""
 WINDOW_STEP_S = 1.0
 """Windows are rounded up to whole seconds, so clips of similar length share a batch shape."""
 SPEECH_PAD_S = 0.2
@@ -68,8 +80,10 @@ class ClipPlan:
 def plan_clip(n_samples: int, speech: list[tuple[int, int]]) -> ClipPlan:
     """Plan the decode of a clip of ``n_samples`` whose VAD found ``speech`` (sample ranges, in order).
 
-    >>> plan_clip(48_000, [(8_000, 40_000)]).window_frames  # 2 s of speech + pads + 3 s margin → 6 s
-    600
+    >>> plan_clip(48_000, [(8_000, 40_000)]).window_frames  # 2 s of speech + pads + 3 s margin, at least 10 s
+    1000
+    >>> plan_clip(16 * 16_000, [(0, 16 * 16_000)]).window_frames  # 16 s of speech + 3 s margin → 19 s
+    1900
     >>> plan_clip(48_000, []).is_short  # VAD heard nothing: the full path decides (it has a no-speech test)
     False
     """
@@ -80,7 +94,8 @@ def plan_clip(n_samples: int, speech: list[tuple[int, int]]) -> ClipPlan:
     seconds = (end - start) / SAMPLE_RATE
     if seconds > SHORT_MAX_S:
         return ClipPlan(0, n_samples, FULL_WINDOW_S * FRAMES_PER_SECOND, 0)
-    window_s = min(FULL_WINDOW_S, math.ceil((seconds + WINDOW_MARGIN_S) / WINDOW_STEP_S) * WINDOW_STEP_S)
+    fitted = math.ceil((seconds + WINDOW_MARGIN_S) / WINDOW_STEP_S) * WINDOW_STEP_S
+    window_s = min(FULL_WINDOW_S, max(MIN_WINDOW_S, fitted))
     tokens = max(MIN_TOKENS, math.ceil(seconds * TOKENS_PER_SECOND))
     return ClipPlan(start, end, int(window_s * FRAMES_PER_SECOND), tokens)
 

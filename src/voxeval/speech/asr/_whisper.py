@@ -20,6 +20,7 @@ from voxeval.paths import cache_dir, join_parts
 from voxeval.speech.asr._protocol import Transcript, Word, asr_engines
 from voxeval.speech.asr._short import (
     HOP,
+    MIN_WINDOW_S,
     SAMPLE_RATE,
     SHORT_MAX_S,
     TOKENS_PER_SECOND,
@@ -128,6 +129,7 @@ class WhisperASR:
             "short_clips": {
                 "max_speech_s": SHORT_MAX_S,
                 "window_margin_s": WINDOW_MARGIN_S,
+                "min_window_s": MIN_WINDOW_S,
                 "tokens_per_s": TOKENS_PER_SECOND,
                 "vad": "silero (faster-whisper)",
             },
