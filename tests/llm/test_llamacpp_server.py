@@ -13,8 +13,8 @@ import asyncio
 import os
 import socket
 import subprocess
-import tempfile
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
