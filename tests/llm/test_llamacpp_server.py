@@ -64,7 +64,7 @@ def server() -> Iterator[str]:
     command = [python, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", ALIAS]
     command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]
     # The server logs the whole model load to stderr: a file, not a pipe nobody reads (a full pipe blocks it).
-    log = tempfile.TemporaryFile(mode="w+")
+    log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115  (lives as long as the module fixture)
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True)
     base = f"http://127.0.0.1:{port}/v1"
     try:
