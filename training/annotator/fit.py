@@ -41,7 +41,7 @@ from voxeval.errors import MissingDependencyError
 class Settings:
     """Hyper-parameters of one training run (fixed before looking at the validation split)."""
 
-    c: float = 0.05
+    c: float = 0.02
     """Inverse L2 strength of the segment classifier."""
     balanced: bool = True
     """Weight classes inversely to their frequency."""
@@ -53,7 +53,7 @@ class Settings:
     """Add-k smoothing of the label-bigram counts."""
     importance_ridge: float = 1.0
     """Ridge strength of the importance model."""
-    embedding_weight: float = 0.5
+    embedding_weight: float = 1.0
     """Multiplier of the standardised embedding columns (below 1 regularises them more than the rest)."""
     gate_c: float = 1.0
     """Inverse L2 strength of the gate (chosen by the gate's out-of-fold figures on the train split)."""
@@ -115,7 +115,29 @@ def fit_importance(samples: Sequence[GoldSample], ridge: float) -> np.ndarray:
         ys.append(target - target.mean())
     x, y = np.vstack(xs), np.concatenate(ys)
     beta: np.ndarray = np.linalg.solve(x.T @ x + ridge * np.eye(x.shape[1]), x.T @ y)
-    return beta
+    return beta * importance_sharpness(samples, beta)
+
+
+SHARPNESS_GRID = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
+"""Multipliers of the importance scores tried by :func:`importance_sharpness`."""
+
+
+def importance_sharpness(samples: Sequence[GoldSample], beta: np.ndarray) -> float:
+    """Calibration: the multiplier of the log-linear scores whose softmax weights are closest (mean L1) to the gold
+    importances of the training replies. Least squares on log-weights shrinks towards equal weights; this undoes it."""
+    best, best_loss = 1.0, float("inf")
+    multi = [s for s in samples if len(s.acts) >= 2]
+    feats = [importance_features([a.act for a in s.acts], [a.span or "" for a in s.acts], s.input_text) for s in multi]
+    gold = [np.array([a.importance for a in s.acts]) for s in multi]
+    for factor in SHARPNESS_GRID:
+        loss = 0.0
+        for f, g in zip(feats, gold, strict=True):
+            z = factor * (f @ beta)
+            w = np.exp(z - z.max())
+            loss += float(np.abs(w / w.sum() - g).sum())
+        if loss < best_loss - 1e-12:
+            best, best_loss = factor, loss
+    return best
 
 
 def _step_index(ex: ReplyExample) -> list[int]:

@@ -218,12 +218,18 @@ def design_rows(
     vocabulary: Sequence[str],
     bigrams: np.ndarray,
 ) -> np.ndarray:
-    """Feature rows ``[segment embedding | hand features | cosine to the user's input | surface statistics]``."""
+    """Feature rows ``[embedding | hand features | cosine to the user's input and to the neighbouring segments |
+    surface statistics]``."""
     hand = hand_features(segments, user_input, vocabulary)
     emb = seg_emb.reshape(len(segments), EMBED_DIM)
     cosine = (emb @ user_emb.reshape(EMBED_DIM)).reshape(-1, 1)
+    neighbours = np.zeros((len(segments), 2))  # cosine to the previous and to the next segment
+    if len(segments) > 1:
+        adjacent = np.einsum("ij,ij->i", emb[:-1], emb[1:])
+        neighbours[1:, 0] = adjacent
+        neighbours[:-1, 1] = adjacent
     surface = np.array([surface_features(s.text, bigrams) for s in segments]).reshape(len(segments), -1)
-    return np.hstack([emb, hand, cosine, surface]).astype(np.float64)
+    return np.hstack([emb, hand, cosine, neighbours, surface]).astype(np.float64)
 
 
 def viterbi(log_proba: np.ndarray, transitions: np.ndarray, weight: float) -> list[int]:
