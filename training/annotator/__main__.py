@@ -88,15 +88,14 @@ def _loao(
     return out
 
 
-def build(
-    version: str, limit: int | None, loao: bool, settings: Settings, cache: Path | None = None
-) -> tuple[bytes, bytes, dict[str, Any]]:
-    """Train on the train split; return the artefact's two files and the evaluation report."""
-    from training.annotator.cv import DiskCachedEncoder
+def build(version: str, limit: int | None, loao: bool, settings: Settings) -> tuple[bytes, bytes, dict[str, Any]]:
+    """Train on the train split; return the artefact's two files and the evaluation report.
 
+    Embeddings are always computed afresh in one call: the encoder's float results differ in the last bits with
+    the batch a text is encoded in, so a cache filled by other runs would break byte-identical artefacts."""
     replies = all_replies()[:limit]
     examples = examples_from(replies)
-    encoder = DiskCachedEncoder(cache) if cache else CachedEncoder(shared_encoder())
+    encoder = CachedEncoder(shared_encoder())
     emb = embed_examples(examples, encoder)
     train = [i for i, ex in enumerate(examples) if ex.reply.split == "train"]
     held = [i for i, ex in enumerate(examples) if ex.reply.split == "validation"]
@@ -132,8 +131,6 @@ def build(
     if loao:
         report["leave_one_author_out"] = _loao(examples, emb, shipped, settings, meta)
     report["validation_rows"] = [examples[i].sample.raw for i in held if examples[i].sample.acts]
-    if isinstance(encoder, DiskCachedEncoder):
-        encoder.save()
     return npz, text, report
 
 
@@ -146,12 +143,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=REPORT, help="validation report (default %(default)s)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N rows only")
     parser.add_argument("--no-loao", action="store_true", help="skip leave-one-author-out (faster)")
-    parser.add_argument("--cache", type=Path, help="embedding cache file of the cv command (same vectors, faster)")
     args = parser.parse_args(argv)
     if args.sources:
         files = [p for src in args.sources for p in sorted(src.glob("*-[0-9][0-9].jsonl"))]
         print(json.dumps(import_files(files, AUTHORED_DIR), ensure_ascii=False, indent=1))
-    npz, meta, report = build(args.version, args.limit, not args.no_loao, Settings(), args.cache)
+    npz, meta, report = build(args.version, args.limit, not args.no_loao, Settings())
     npz_path, meta_path = artefact_paths(args.version, args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(npz_path, npz)

@@ -16,7 +16,6 @@ import argparse
 import dataclasses
 import hashlib
 import json
-import pickle
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -41,19 +40,22 @@ def fold_of(group: str, folds: int = FOLDS) -> int:
 
 
 class DiskCachedEncoder(CachedEncoder):
-    """A :class:`CachedEncoder` whose memo is loaded from and saved to a pickle file (a local, trusted cache)."""
+    """A :class:`CachedEncoder` whose memo is loaded from and saved to an ``.npz`` file (texts and vectors)."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(shared_encoder())
         self._path = path
         if path.exists():
-            self._memo = pickle.loads(path.read_bytes())
+            with np.load(path, allow_pickle=False) as z:
+                self._memo = dict(zip(z["texts"].tolist(), z["vectors"], strict=True))
         self._size = len(self._memo)
 
     def save(self) -> None:
         """Write the memo when it grew."""
         if len(self._memo) != self._size:
-            self._path.write_bytes(pickle.dumps(self._memo))
+            texts = list(self._memo)
+            with self._path.open("wb") as f:
+                np.savez(f, texts=np.array(texts, dtype=str), vectors=np.stack([self._memo[t] for t in texts]))
             self._size = len(self._memo)
 
 
@@ -72,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", dest="changes", action="append", default=[], help="Settings override NAME=JSON")
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong rows")
     parser.add_argument("--no-gate", action="store_true", help="skip the gate (labels only)")
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/voxeval-annotator-emb.pkl"))
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/voxeval-annotator-emb.npz"))
     args = parser.parse_args(argv)
     settings = parse_settings(args.changes)
     replies = [r for r in all_replies() if r.split == "train"]

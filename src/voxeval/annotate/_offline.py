@@ -99,6 +99,10 @@ class OfflineAnnotator:
             results[i] = Annotation(steps, meta=meta)
         return results
 
+    def forget(self) -> None:
+        """Drop the sentence encoder's remembered embeddings (for timing cold batches)."""
+        self._encoder.forget()
+
     async def annotate(self, item: AnnotationInput) -> Annotation:
         """Annotate one reply; calls made concurrently on one event loop are batched together."""
         loop = asyncio.get_running_loop()

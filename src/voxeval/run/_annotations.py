@@ -13,7 +13,7 @@ from voxeval.run._executor import Row, Task
 from voxeval.run._replies import reply_key
 from voxeval.run._stage import Stage, StageRun, run_stage
 
-OFFLINE_BATCH = 1024
+OFFLINE_BATCH = 4096
 """Replies in flight for the offline annotator: concurrent calls on one event loop become one batch (one
 sentence-encoder call), so the stage keeps this many in flight instead of a network-style handful."""
 
