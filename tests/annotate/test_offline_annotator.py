@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from voxeval.acts import LABELS
 from voxeval.annotate import AnnotationInput, annotator_from_spec, annotators
 from voxeval.annotate._offline import ARTEFACT_DIR, OfflineAnnotator, artefact_paths
-from voxeval.annotate._offline_model import CLASSES, load_artefact
+from voxeval.annotate._offline_model import CLASSES, TAGS, load_artefact
 from voxeval.data import resolve_dataset
 from voxeval.errors import ConfigError
 
@@ -49,19 +49,19 @@ def check_acts(reply: str, acts: tuple) -> None:  # type: ignore[type-arg]
 def test_registered_and_described(annotator: OfflineAnnotator) -> None:
     assert "offline" in annotators.names()
     info = annotator.describe()
-    npz, meta = artefact_paths("offline-v2")
-    assert info["annotator"] == "offline" and info["version"] == "offline-v2"
+    npz, meta = artefact_paths("offline-v3")
+    assert info["annotator"] == "offline" and info["version"] == "offline-v3"
     assert info["sha256"] == hashlib.sha256(npz.read_bytes()).hexdigest()
     assert info["meta_sha256"] == hashlib.sha256(meta.read_bytes()).hexdigest()
 
 
 def test_artefact_is_small_and_pickle_free() -> None:
-    npz, meta = artefact_paths("offline-v2")
+    npz, meta = artefact_paths("offline-v3")
     assert npz.stat().st_size + meta.stat().st_size < 1_000_000
     with np.load(npz, allow_pickle=False) as z:  # raises if any member needed pickle
         assert all(z[name].dtype != object for name in z.files)
     loaded = load_artefact(npz, meta)
-    assert loaded.model.coef.shape[0] == len(CLASSES)
+    assert loaded.model.coef.shape[0] == len(loaded.model.tags) and loaded.model.tags in (CLASSES, TAGS)
     assert loaded.meta["command"] == "python -m training.annotator"
 
 
@@ -69,13 +69,13 @@ def test_artefact_was_trained_on_the_current_training_data() -> None:
     from training.annotator.__main__ import rows_sha256
     from training.annotator.data import all_replies
 
-    meta = json.loads(artefact_paths("offline-v2")[1].read_text(encoding="utf-8"))
+    meta = json.loads(artefact_paths("offline-v3")[1].read_text(encoding="utf-8"))
     train = [r for r in all_replies() if r.split == "train"]
     assert meta["training_data"]["sha256"] == rows_sha256(train), "retrain: python -m training.annotator"
 
 
 def test_tampered_artefact_is_refused(tmp_path: Path) -> None:
-    npz, meta = artefact_paths("offline-v2")
+    npz, meta = artefact_paths("offline-v3")
     (tmp_path / "x.npz").write_bytes(npz.read_bytes() + b"\0")
     (tmp_path / "x.json").write_bytes(meta.read_bytes())
     with pytest.raises(ConfigError, match="sha256"):
@@ -139,6 +139,48 @@ def test_concurrent_annotate_calls_are_batched_and_match(annotator: OfflineAnnot
 
     got = asyncio.run(run())
     assert [a.acts for a in got] == [a.acts for a in annotator.annotate_batch(items)]
+
+
+def test_identical_items_in_a_batch_are_annotated_once_and_alike(
+    annotator: OfflineAnnotator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    samples = resolve_dataset("ja-assistant").split("test").samples[:5]
+    items = [AnnotationInput(s.output_text, s.input_text) for s in samples]
+    seen: list[int] = []
+    inner = OfflineAnnotator._annotate_distinct
+
+    def spy(self: OfflineAnnotator, batch: list[AnnotationInput]) -> list:  # type: ignore[type-arg]
+        seen.append(len(batch))
+        return inner(self, batch)
+
+    monkeypatch.setattr(OfflineAnnotator, "_annotate_distinct", spy)
+    batch = [*items, *reversed(items), items[0]]
+    got = annotator.annotate_batch(batch)
+    assert seen == [5]
+    assert [a.acts for a in got] == [annotator.annotate_batch([item])[0].acts for item in batch]
+
+
+def test_voxeval_annotate_hands_the_offline_annotator_large_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voxeval.cli import main
+
+    samples = resolve_dataset("ja-assistant").split("test").samples[:40]
+    src = tmp_path / "in.jsonl"
+    rows = [{"id": s.id, "text": s.output_text, "input": {"text": s.input_text}} for s in samples]
+    src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    sizes: list[int] = []
+    inner = OfflineAnnotator._annotate_distinct
+
+    def spy(self: OfflineAnnotator, batch: list[AnnotationInput]) -> list:  # type: ignore[type-arg]
+        sizes.append(len(batch))
+        return inner(self, batch)
+
+    monkeypatch.setattr(OfflineAnnotator, "_annotate_distinct", spy)
+    out = tmp_path / "pred.jsonl"
+    assert main(["annotate", "--annotator", "offline", "--in", str(src), "--out", str(out)]) == 0
+    assert max(sizes) == 40  # one batch, not the 8 a network stage keeps in flight
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 40
 
 
 def test_accuracy_floor_on_the_test_split(annotator: OfflineAnnotator) -> None:

@@ -14,8 +14,10 @@ from voxeval.annotate._offline_model import (
     CLASSES,
     IMPORTANCE_FEATURES,
     NONE,
+    TAGS,
     importance_steps,
     merge_runs,
+    merge_tags,
     viterbi,
 )
 from voxeval.annotate._segment import segment
@@ -109,3 +111,42 @@ def test_hand_feature_names_match_the_columns() -> None:
     assert rows.shape == (2, len(names)) and len(set(names)) == len(names)
     assert rows[0, names.index("end1=た")] == 1.0 and rows[1, names.index("end1=た")] == 0.0
     assert rows[1, names.index("ends_question_mark")] == 1.0 and rows[0, names.index("mashita")] == 1.0
+
+
+def test_continuation_tags_rebuild_the_gold_steps_on_the_dev_replies() -> None:
+    from training.annotator.fit import segment_tags
+
+    for ex in examples_from(builtin_dev()):
+        groups = merge_tags(ex.segments, segment_tags(ex))
+        assert [ex.sample.output_text[a:b] for _, a, b in groups] == [s.span for s in ex.sample.acts]
+
+
+def test_merge_tags_splits_same_label_steps_and_never_continues_across_chatter() -> None:
+    segments = segment("止めました。消しました。いいですね！明日です。")
+    assert merge_tags(segments, ["Commissive", "+Commissive", NONE, "+Inform"]) == [
+        ("Commissive", 0, 12),
+        ("Inform", 18, 23),
+    ]
+    assert merge_tags(segments, ["Commissive", "Commissive", "Inform", "+Commissive"]) == [
+        ("Commissive", 0, 6),
+        ("Commissive", 6, 12),
+        ("Inform", 12, 18),
+        ("Commissive", 18, 23),
+    ]
+
+
+def test_a_continuation_tag_may_only_follow_its_own_label() -> None:
+    from training.annotator.fit import fit_transitions
+
+    t = len(TAGS)
+    trans = fit_transitions([[TAGS.index("Answer"), TAGS.index("+Answer")]], 1.0, TAGS)
+    plus_answer = TAGS.index("+Answer")
+    assert trans[TAGS.index("Answer"), plus_answer] > -5 and trans[plus_answer, plus_answer] > -5
+    for a in range(t + 1):
+        if a not in (TAGS.index("Answer"), plus_answer):
+            assert trans[a, plus_answer] < -20  # the start row (index t) included
+    log_p = np.zeros((2, t))
+    log_p[0, TAGS.index("Inform")] = 1.0
+    log_p[1, plus_answer] = 5.0
+    path = viterbi(log_p, trans, 1.0)
+    assert TAGS[path[1]] != "+Answer" or TAGS[path[0]] == "Answer"

@@ -61,6 +61,7 @@ def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, by
     full = {
         **meta,
         "classes": list(CLASSES),
+        "tags": list(model.tags),
         "vocabulary": list(model.vocabulary),
         "transition_weight": model.transition_weight,
         "importance_features": list(IMPORTANCE_FEATURES),

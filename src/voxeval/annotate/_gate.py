@@ -55,15 +55,19 @@ def gate_row(
     background: str,
     background_emb: np.ndarray,
     table: np.ndarray,
+    segment_surface: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The gate's feature row of one reply (:data:`GATE_FEATURES`)."""
+    """The gate's feature row of one reply (:data:`GATE_FEATURES`); ``segment_surface`` (the segments'
+    :func:`surface_features` rows) is computed when not given."""
+    if segment_surface is None:
+        segment_surface = np.array([surface_features(s.text, table) for s in segments])
     reply_emb = _unit(seg_emb.mean(axis=0))
     user_vec, background_vec = _unit(user_emb), _unit(background_emb)
     user_chars, reply_chars = _content(user_input), _content(reply)
     context = user_chars | _content(background)
     named = [
         *surface_features(reply, table),
-        min(surface_features(s.text, table)[SURFACE_FEATURES.index("bigram_known")] for s in segments),
+        float(segment_surface[:, SURFACE_FEATURES.index("bigram_known")].min()),
         float(reply_emb @ user_vec),
         float(np.max(seg_emb @ user_vec)),
         float(reply_emb @ background_vec),

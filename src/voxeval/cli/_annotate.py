@@ -109,7 +109,7 @@ def _annotate(args: argparse.Namespace) -> int:
     stage = Stage(f"annotations {args.annotator}", args.out, key="id")
     with RunLock(args.out.parent, f".{args.out.name}.lock"):
         before = set(read_log(args.out)) if args.out.exists() else set()
-        asyncio.run(run_stage(stage, tasks, worker, limit=8))
+        asyncio.run(run_stage(stage, tasks, worker, limit=worker.inner.in_flight(8)))
     todo = [t for t in tasks if t.keys[0] not in before]
     print(f"annotated {len(todo)} new row(s) ({len(tasks) - len(todo)} already in {args.out})")
     return 0

@@ -13,6 +13,10 @@ from voxeval.run._executor import Row, Task
 from voxeval.run._replies import reply_key
 from voxeval.run._stage import Stage, StageRun, run_stage
 
+OFFLINE_BATCH = 4096
+"""Replies in flight for the offline annotator: concurrent calls on one event loop become one batch (one
+sentence-encoder call), so the stage keeps this many in flight instead of a network-style handful."""
+
 
 async def annotate_one(annotator: Annotator, item: AnnotationInput) -> Row:
     """The annotation of one reply: ``ok`` with its steps, or ``failed`` with the raw output.
@@ -44,6 +48,11 @@ class AnnotateWorker:
 
     def __post_init__(self) -> None:
         self.cpu_bound = self.spec.split(":")[0] == "offline"  # a local model; others are network calls
+
+    def in_flight(self, network: int) -> int:
+        """How many replies the stage should keep in flight: :data:`OFFLINE_BATCH` for the batching offline
+        annotator, else ``network`` (the run's concurrency for network annotators)."""
+        return OFFLINE_BATCH if self.cpu_bound else network
 
     def __getstate__(self) -> dict[str, Any]:
         return {"spec": self.spec, "annotator": None, "cpu_bound": self.cpu_bound}
@@ -86,5 +95,9 @@ async def annotate_replies(
                 tasks.append(Task((key,), (fields, item), fields))
     name = worker.annotator.name if worker.annotator else worker.spec
     return await run_stage(
-        Stage(f"annotations {name}", run_dir / "annotations.jsonl"), tasks, worker, limit=concurrency, how=how
+        Stage(f"annotations {name}", run_dir / "annotations.jsonl"),
+        tasks,
+        worker,
+        limit=worker.in_flight(concurrency),
+        how=how,
     )

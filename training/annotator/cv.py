@@ -1,0 +1,124 @@
+"""Model selection by cross-validation on the train split only (the validation split is never read here).
+
+    python -m training.annotator.cv                    # grouped 5-fold CV of the current Settings
+    python -m training.annotator.cv --set c=0.02 --set transition_weight=1.0 --errors 20
+
+Folds group replies by the input they answer (``LabelledReply.group``), so replies to one input never straddle a
+fold, like the validation split. Each fold fits everything the shipped model fits (bigram table, gate, segment
+classifier, transitions, boundaries, importances) on the other folds. Prints the out-of-fold figures by style and
+flaw type, the confusion and, with ``--errors``, wrong rows to look at. Embeddings are cached on disk
+(``--cache``) so that trying settings does not re-encode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.annotator.data import all_replies
+from training.annotator.evaluate import evaluate, predict
+from training.annotator.examples import CachedEncoder, embed_examples, examples_from
+from training.annotator.fit import Settings, train_model, training_table
+from training.annotator.gate import fit_gate
+from training.annotator.scoring import confusion_table, score_annotations
+from voxeval.annotate._features import shared_encoder
+
+FOLDS = 5
+"""Number of grouped folds."""
+
+
+def fold_of(group: str, folds: int = FOLDS) -> int:
+    """A group's fold, by sha256 (stable across runs)."""
+    return int.from_bytes(hashlib.sha256(("cv:" + group).encode("utf-8")).digest()[:4], "big") % folds
+
+
+class DiskCachedEncoder(CachedEncoder):
+    """A :class:`CachedEncoder` whose memo is loaded from and saved to an ``.npz`` file (texts and vectors)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(shared_encoder())
+        self._path = path
+        if path.exists():
+            with np.load(path, allow_pickle=False) as z:
+                self._memo = dict(zip(z["texts"].tolist(), z["vectors"], strict=True))
+        self._size = len(self._memo)
+
+    def save(self) -> None:
+        """Write the memo when it grew."""
+        if len(self._memo) != self._size:
+            texts = list(self._memo)
+            with self._path.open("wb") as f:
+                np.savez(f, texts=np.array(texts, dtype=str), vectors=np.stack([self._memo[t] for t in texts]))
+            self._size = len(self._memo)
+
+
+def parse_settings(pairs: Sequence[str]) -> Settings:
+    """Settings with ``name=value`` overrides (values parsed as JSON)."""
+    changes: dict[str, Any] = {}
+    for pair in pairs:
+        name, value = pair.split("=", 1)
+        changes[name] = json.loads(value)
+    return dataclasses.replace(Settings(), **changes)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(prog="python -m training.annotator.cv", description=__doc__.split("\n")[0])
+    parser.add_argument("--set", dest="changes", action="append", default=[], help="Settings override NAME=JSON")
+    parser.add_argument("--errors", type=int, default=0, help="print this many wrong rows")
+    parser.add_argument("--no-gate", action="store_true", help="skip the gate (labels only)")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/voxeval-annotator-emb.npz"))
+    args = parser.parse_args(argv)
+    settings = parse_settings(args.changes)
+    replies = [r for r in all_replies() if r.split == "train"]
+    examples = examples_from(replies)
+    encoder = DiskCachedEncoder(args.cache)
+    emb = embed_examples(examples, encoder)
+    fold = [fold_of(ex.reply.group) for ex in examples]
+    order: list[int] = []
+    preds = []
+    for f in range(FOLDS):
+        train = [i for i in range(len(examples)) if fold[i] != f]
+        held = [i for i in range(len(examples)) if fold[i] == f]
+        gate = None
+        if not args.no_gate:
+            gate, _ = fit_gate(examples, emb, train, encoder, settings.gate_c, settings.gate_keep)
+        model = train_model(examples, emb, settings, train, gate, training_table(examples, train))
+        preds += predict(model, examples, emb, held)
+        order += held
+    encoder.save()
+    gold_examples = [examples[i] for i in order]
+    report = evaluate(gold_examples, preds)
+    print(json.dumps(settings.to_json()))
+    print(json.dumps(report["overall"]))
+    for key, value in report["groups"].items():
+        if not key.startswith("author="):
+            print(f"{key:28s} n={value['n']:4d} wed={value['wed_mean']:.4f} exact={value['exact_sequence_rate']:.3f}")
+    gold = [ex.sample.acts for ex in gold_examples]
+    print(confusion_table(score_annotations(gold, preds)))
+    empty = sum(1 for g, p in zip(gold, preds, strict=True) if g and not p)
+    print(f"gold with acts predicted empty: {empty}")
+    shown = 0
+    rng = np.random.default_rng(0)
+    for k in rng.permutation(len(gold)):
+        if shown >= args.errors:
+            break
+        g, p = gold[k], preds[k]
+        if [s.act for s in g] != [s.act for s in p]:
+            ex = gold_examples[k]
+            shown += 1
+            print(f"--- {ex.sample.id} {ex.reply.style} {ex.reply.flaw or ''} | {ex.sample.input_text}")
+            print("  gold:", " | ".join(f"{s.act}:{s.span}" for s in g))
+            print("  pred:", " | ".join(f"{s.act}:{s.span}" for s in p))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
