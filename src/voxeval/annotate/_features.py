@@ -8,6 +8,7 @@ for the segment's ending / opening character n-grams from a vocabulary fixed at 
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Sequence
@@ -92,7 +93,8 @@ USER_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 """Named regular expressions over the user's input (punctuation stripped for ``$``)."""
 
-_COMPILED = tuple((name, re.compile(rx)) for name, rx in SEGMENT_PATTERNS)
+_COMPILED = tuple((name, re.compile(rx), name.startswith(("ends_", "no_final"))) for name, rx in SEGMENT_PATTERNS)
+"""``(name, pattern, whole)``: ``whole`` patterns look at the whole segment, the others at its :func:`core`."""
 _USER_COMPILED = tuple((name, re.compile(rx)) for name, rx in USER_PATTERNS)
 
 INTERACTIONS: tuple[tuple[str, str], ...] = (
@@ -138,9 +140,8 @@ def segment_flags(text: str) -> dict[str, float]:
     """The named pattern flags of one segment."""
     body = core(text)
     flags: dict[str, float] = {}
-    for name, rx in _COMPILED:
-        target = text if name.startswith(("ends_", "no_final")) else body
-        flags[name] = 1.0 if rx.search(target) else 0.0
+    for name, rx, whole in _COMPILED:
+        flags[name] = 1.0 if rx.search(text if whole else body) else 0.0
     return flags
 
 
@@ -220,9 +221,15 @@ def _neighbour(flags: Sequence[dict[str, float]], i: int) -> list[float]:
     return [0.0] * len(CONTEXT_PATTERNS)
 
 
+@functools.lru_cache(maxsize=8)
+def _vocabulary_index(vocabulary: tuple[str, ...]) -> dict[str, int]:
+    """Column of each n-gram key (built once per vocabulary, not once per reply)."""
+    return {key: i for i, key in enumerate(vocabulary)}
+
+
 def hand_features(segments: Sequence[Segment], user_input: str, vocabulary: Sequence[str]) -> np.ndarray:
     """The non-embedding features of each segment of one reply, shape ``(len(segments), len(names))``."""
-    index = {key: i for i, key in enumerate(vocabulary)}
+    index = _vocabulary_index(tuple(vocabulary))
     user = user_flags(user_input)
     flags = [segment_flags(s.text) for s in segments]
     content = sum(len(s.text) for s in segments)

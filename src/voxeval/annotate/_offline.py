@@ -14,13 +14,16 @@ import functools
 import re
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from voxeval.annotate._features import Encoder, shared_encoder
 from voxeval.annotate._offline_model import Artefact, load_artefact
 from voxeval.annotate._protocol import Annotation, AnnotationInput, annotators
-from voxeval.annotate._segment import segment
+from voxeval.annotate._segment import Segment, segment
 from voxeval.errors import ConfigError
 
 ARTEFACT_DIR = Path(__file__).resolve().parent / "artefacts"
@@ -34,6 +37,9 @@ MAX_REPLY_CHARS = 20_000
 MAX_EMBEDDED_CHARS = 1_000
 """Characters of one text (segment, user input, background) the sentence encoder sees: its memory grows by
 ~17 KB per token of one text."""
+
+PIPELINE_CHUNK = 96
+"""Replies per encoder call within a batch: while the encoder embeds one chunk, the previous one is classified."""
 
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -68,7 +74,8 @@ class OfflineAnnotator:
         self._lock = threading.Lock()
 
     def annotate_batch(self, items: Sequence[AnnotationInput]) -> list[Annotation]:
-        """Annotate many replies with one embedding call; identical items are annotated once.
+        """Annotate many replies, embedding them in chunks of :data:`PIPELINE_CHUNK`; identical items are annotated
+        once.
 
         A reply without words, or one the gate rejects (noise, mojibake, another exchange's reply), gets no acts;
         so does a reply whose every segment is chatter.
@@ -80,17 +87,45 @@ class OfflineAnnotator:
         return [done[first[key]] for key in keys]
 
     def _annotate_distinct(self, items: Sequence[AnnotationInput]) -> list[Annotation]:
-        model = self._artefact.model
+        """Embed and classify the replies chunk by chunk: the encoder embeds the next chunk (on its own threads,
+        whose matrix products release the GIL) while this thread classifies the current one."""
         cut = [segment(item.reply[:MAX_REPLY_CHARS]) for item in items]
         live = [i for i, segments in enumerate(cut) if segments]
-        texts = [s.text for i in live for s in cut[i]]
-        contexts = [items[i].user_input for i in live] + [items[i].background for i in live]
-        vectors = self._encoder.encode([t[:MAX_EMBEDDED_CHARS] for t in texts + contexts])
-        users = vectors[len(texts) : len(texts) + len(live)]
-        backgrounds = vectors[len(texts) + len(live) :]
+        chunks = [live[k : k + PIPELINE_CHUNK] for k in range(0, len(live), PIPELINE_CHUNK)]
         results = [Annotation(())] * len(items)
+        if not chunks:
+            return results
+        with ThreadPoolExecutor(1, thread_name_prefix="embed") as ahead:
+            upcoming = ahead.submit(self._embed, items, cut, chunks[0])
+            for n, chunk in enumerate(chunks):
+                vectors = upcoming.result()
+                if n + 1 < len(chunks):
+                    upcoming = ahead.submit(self._embed, items, cut, chunks[n + 1])
+                self._classify(items, cut, chunk, vectors, results)
+        return results
+
+    def _embed(
+        self, items: Sequence[AnnotationInput], cut: Sequence[tuple[Segment, ...]], chunk: list[int]
+    ) -> np.ndarray:
+        """Embeddings of the chunk's segments, then its user inputs, then its backgrounds."""
+        texts = [s.text for i in chunk for s in cut[i]]
+        contexts = [items[i].user_input for i in chunk] + [items[i].background for i in chunk]
+        return self._encoder.encode([t[:MAX_EMBEDDED_CHARS] for t in texts + contexts])
+
+    def _classify(
+        self,
+        items: Sequence[AnnotationInput],
+        cut: Sequence[tuple[Segment, ...]],
+        chunk: list[int],
+        vectors: np.ndarray,
+        results: list[Annotation],
+    ) -> None:
+        """Label the chunk's replies into ``results`` from their embeddings (laid out as :meth:`_embed` returns)."""
+        model = self._artefact.model
+        n_texts = len(vectors) - 2 * len(chunk)
+        users, backgrounds = vectors[n_texts : n_texts + len(chunk)], vectors[n_texts + len(chunk) :]
         cursor = 0
-        for k, i in enumerate(live):
+        for k, i in enumerate(chunk):
             segments, item = cut[i], items[i]
             seg_emb = vectors[cursor : cursor + len(segments)]
             cursor += len(segments)
@@ -102,7 +137,6 @@ class OfflineAnnotator:
             if len(item.reply) > MAX_REPLY_CHARS:
                 meta["annotated_chars"] = MAX_REPLY_CHARS
             results[i] = Annotation(steps, meta=meta)
-        return results
 
     def forget(self) -> None:
         """Drop the sentence encoder's remembered embeddings (for timing cold batches)."""
