@@ -6,7 +6,7 @@ a local two-CPU Ray started once; actor start and engine load are inside the tim
 ``--repeats``; the load average is printed because the 2 cores are shared. Driver memory: ``run_stage`` on Ray
 with a trivially cheap worker for 10k/30k/100k items, each in a fresh process: peak RSS (``ru_maxrss``, which
 includes starting Ray) and the RSS just before and after the stage (the growth the items cause).
-Run: ``python benchmarks/bench_ray.py [--items 60] [--repeats 3] [--memory 10000,30000,100000]``.
+Run: ``python benchmarks/bench_ray.py [--items 336] [--repeats 3] [--memory 10000,30000,100000]``.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def driver_memory(n: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--items", type=int, default=60)
+    parser.add_argument("--items", type=int, default=336, help="inputs to synthesise (default: all of ja-assistant)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--memory", default="10000,30000,100000", help="item counts for the driver-memory runs")
     parser.add_argument("--memory-run", type=int, help=argparse.SUPPRESS)

@@ -217,5 +217,6 @@ def test_garbage_replies_score_like_an_empty_reply_on_the_test_split(annotator: 
     report = garbage_check(annotator, resolve_dataset("ja-assistant").split("test").samples)
     for kind in ("constant", "random", "shuffled", "mojibake"):
         assert report["kinds"][kind]["wlcs_mean"] <= GARBAGE_LIMIT, report
-    # Another sample's (well-formed) reply: the 0.05 target is not met (docs/annotators.md); guard the measured level.
-    assert report["kinds"]["other"]["wlcs_mean"] <= 0.2, report
+    # Another sample's (well-formed) reply: the 0.05 target is not met (0.085; offline-v3 before the topic features
+    # of the gate 0.114; docs/annotators.md); guard the measured level.
+    assert report["kinds"]["other"]["wlcs_mean"] <= 0.1, report

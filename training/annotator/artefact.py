@@ -56,6 +56,7 @@ def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, by
         "gate_mean": gate.mean.astype(np.float32) if gate else empty,
         "gate_scale": gate.scale.astype(np.float32) if gate else empty,
         "gate_coef": gate.coef.astype(np.float32) if gate else empty,
+        "gate_anchors": gate.anchors.astype(np.float32) if gate else empty.reshape(0, 0),
     }
     npz = _npz_bytes(arrays)
     full = {

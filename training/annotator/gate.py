@@ -4,7 +4,11 @@ Each real reply yields one garbage reply, its kind dealt round-robin (random cha
 mojibake, another domain's reply, a short constant). Every fourth real reply and its garbage are also seen
 with no context at all (without the ``other`` kind, which no context cannot tell from a real reply), and
 every fourth (offset by two) with the user's input but no background, as ``voxeval annotate`` passes them.
-The garbage is salted differently from the garbage check, so the check never replays training garbage.
+Each real reply's input and background are also paired with another domain's training reply (``mismatch``,
+full context only: trained without the background too, such pairs cost more real replies given no background
+than they catch). The topic anchors are the mean input embeddings of each domain of the fitted replies.
+The garbage is salted differently from the garbage check, so the check never replays training garbage. Out of
+fold, :data:`MEASURED_ONLY` kinds are measured but never trained on.
 """
 
 from __future__ import annotations
@@ -28,11 +32,20 @@ SALT = "training"
 KINDS = ("random", "shuffled", "mojibake", "other", "constant")
 """Garbage kinds dealt round-robin."""
 
+MISMATCHES = 1
+"""Other-domain replies each real reply's context is paired with (``mismatch`` garbage)."""
+
+MEASURED_ONLY = ("mismatch_input_only", "same_domain")
+"""Kinds built for the out-of-fold figures only, never fitted: a ``mismatch`` given the input but no background
+(as ``voxeval annotate`` passes replies), and another input's reply of the same domain."""
+
 CONSTANTS = ("x", "a", "ok", "あ", "ｘｘ", "test", "...", "？？", "nan", "null", "ー", "ん", "w", "1", "hello")
 """Short constants a broken system might return."""
 
 
-def _garbage_texts(examples: Sequence[ReplyExample], idx: Sequence[int]) -> list[tuple[int, str, str, str]]:
+def _garbage_texts(
+    examples: Sequence[ReplyExample], idx: Sequence[int], measured: bool
+) -> list[tuple[int, str, str, str]]:
     pool = [examples[i].sample for i in idx]
     out = []
     for n, i in enumerate(idx):
@@ -42,7 +55,23 @@ def _garbage_texts(examples: Sequence[ReplyExample], idx: Sequence[int]) -> list
         for blank in _blanks(n):
             if blank != "all" or kind != "other":
                 out.append((i, kind, text, blank))
+        mismatches = [garbage_reply("other", sample, pool, f"{SALT}-mismatch{k or ''}") for k in range(MISMATCHES)]
+        out += [(i, "mismatch", text, "none") for text in mismatches]
+        if measured:
+            out.append((i, "mismatch_input_only", mismatches[0], "background"))
+            out.append((i, "same_domain", garbage_reply("same_domain", sample, pool, SALT), "none"))
     return out
+
+
+def topic_anchors(examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int]) -> np.ndarray:
+    """Per domain of the examples at ``idx`` (sorted by name): the unit mean of their inputs' unit embeddings."""
+    by_domain: dict[str, list[np.ndarray]] = {}
+    for i in idx:
+        norm = float(np.linalg.norm(emb.users[i]))
+        if norm > 0:
+            by_domain.setdefault(examples[i].sample.domain or "", []).append(emb.users[i] / norm)
+    rows = [np.mean(by_domain[d], axis=0) for d in sorted(by_domain)]
+    return np.array([r / np.linalg.norm(r) for r in rows], dtype=np.float64).reshape(len(rows), -1)
 
 
 @dataclass(frozen=True)
@@ -75,21 +104,30 @@ def _blanks(n: int) -> tuple[str, ...]:
 
 
 def gate_rows(
-    examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int], encoder: Encoder, table: np.ndarray
+    examples: Sequence[ReplyExample],
+    emb: Embedded,
+    idx: Sequence[int],
+    encoder: Encoder,
+    table: np.ndarray,
+    anchors: np.ndarray,
+    measured: bool = False,
 ) -> GateData:
-    """Feature rows of the real replies at ``idx`` and of garbage made from them, with blank-context copies."""
+    """Feature rows of the real replies at ``idx`` and of garbage made from them, with blank-context copies
+    (and, when ``measured``, the :data:`MEASURED_ONLY` kinds)."""
     rows, labels, owner, kinds = [], [], [], []
     for n, i in enumerate(idx):
         ex = examples[i]
         for blank in _blanks(n):
             user, user_emb, bg, bg_emb = _context(ex, emb, i, blank)
             rows.append(
-                gate_row(ex.sample.output_text, ex.segments, emb.segments[i], user, user_emb, bg, bg_emb, table)
+                gate_row(
+                    ex.sample.output_text, ex.segments, emb.segments[i], user, user_emb, bg, bg_emb, table, anchors
+                )
             )
             labels.append(1)
             owner.append(i)
             kinds.append("real")
-    garbage = [g for g in _garbage_texts(examples, idx) if segment(g[2])]
+    garbage = [g for g in _garbage_texts(examples, idx, measured) if segment(g[2])]
     cut = [segment(g[2]) for g in garbage]
     vectors = encoder.encode([s.text for segs in cut for s in segs])
     cursor = 0
@@ -97,7 +135,7 @@ def gate_rows(
         seg_emb = vectors[cursor : cursor + len(segs)]
         cursor += len(segs)
         user, user_emb, bg, bg_emb = _context(examples[i], emb, i, blank)
-        rows.append(gate_row(text, segs, seg_emb, user, user_emb, bg, bg_emb, table))
+        rows.append(gate_row(text, segs, seg_emb, user, user_emb, bg, bg_emb, table, anchors))
         labels.append(0)
         owner.append(i)
         kinds.append(kind)
@@ -127,14 +165,15 @@ def fit_gate(
     for f in range(3):
         train = [i for n, i in enumerate(idx) if n % 3 != f]
         held = [i for n, i in enumerate(idx) if n % 3 == f]
-        table = training_table(examples, train)
-        mean, scale, clf = _fit(gate_rows(examples, emb, train, encoder, table), c)
-        test = gate_rows(examples, emb, held, encoder, table)
+        table, anchors = training_table(examples, train), topic_anchors(examples, emb, train)
+        mean, scale, clf = _fit(gate_rows(examples, emb, train, encoder, table, anchors), c)
+        test = gate_rows(examples, emb, held, encoder, table, anchors, measured=True)
         probs.append(clf.predict_proba((test.x - mean) / scale)[:, 1])
         kinds.append(test.kind)
     p, kind = np.concatenate(probs), np.concatenate(kinds)
     threshold = float(min(np.quantile(p[kind == "real"], 1.0 - keep), 0.5))
     passed = {str(k): round(float((p[kind == k] >= threshold).mean()), 4) for k in sorted(set(kind.tolist()))}
-    mean, scale, clf = _fit(gate_rows(examples, emb, idx, encoder, training_table(examples, idx)), c)
-    gate = Gate(mean, scale, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]), threshold)
+    anchors = topic_anchors(examples, emb, idx)
+    mean, scale, clf = _fit(gate_rows(examples, emb, idx, encoder, training_table(examples, idx), anchors), c)
+    gate = Gate(mean, scale, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]), threshold, anchors)
     return gate, {"threshold": round(threshold, 4), "out_of_fold_passed": passed}

@@ -162,26 +162,39 @@ GARBAGE_LIMIT = 0.05
 
 def garbage_check(annotator: Annotator, samples: Sequence[GoldSample], concurrency: int = 8) -> dict[str, Any]:
     """Replay garbage replies (see ``_garbage``) for every sample: per kind, mean WLCS against the gold acts and the
-    share of replies given no acts. An annotator that labels noise lets garbage score like a real reply."""
-    from voxeval.annotate._garbage import KINDS, garbage_reply
+    share of replies given no acts. An annotator that labels noise lets garbage score like a real reply. The
+    informational kinds (another input's reply of the same domain) are reported with ``passes: null`` and do not
+    count towards the verdict."""
+    from voxeval.annotate._garbage import INFORMATIONAL_KINDS, KINDS
 
-    out: dict[str, Any] = {"limit_wlcs": GARBAGE_LIMIT, "kinds": {}}
-    for kind in KINDS:
-        fakes = [dataclasses.replace(s, output_text=garbage_reply(kind, s, samples)) for s in samples]
-        results = asyncio.run(_annotate_all(annotator, fakes, concurrency))
-        scores, empty, failed = [], [], 0
-        for sample, result in zip(samples, results, strict=True):
-            if isinstance(result, AnnotationFailed):
-                failed += 1
-                continue
-            scores.append(weighted_lcs(sample.acts, result.acts))
-            empty.append(float(not result.acts))
-        wlcs = _mean(scores)
-        out["kinds"][kind] = {
-            "wlcs_mean": wlcs,
-            "empty_rate": _mean(empty),
-            "failed": failed,
-            "passes": wlcs is not None and wlcs <= GARBAGE_LIMIT,
-        }
+    out: dict[str, Any] = {"limit_wlcs": GARBAGE_LIMIT, "kinds": {}, "informational": {}}
+    for kind in KINDS + INFORMATIONAL_KINDS:
+        verdict = kind in KINDS
+        (out["kinds"] if verdict else out["informational"])[kind] = _replay(
+            annotator, samples, kind, concurrency, verdict
+        )
     out["passes"] = all(k["passes"] for k in out["kinds"].values())
     return out
+
+
+def _replay(
+    annotator: Annotator, samples: Sequence[GoldSample], kind: str, concurrency: int, verdict: bool
+) -> dict[str, Any]:
+    from voxeval.annotate._garbage import garbage_reply
+
+    fakes = [dataclasses.replace(s, output_text=garbage_reply(kind, s, samples)) for s in samples]
+    results = asyncio.run(_annotate_all(annotator, fakes, concurrency))
+    scores, empty, failed = [], [], 0
+    for sample, result in zip(samples, results, strict=True):
+        if isinstance(result, AnnotationFailed):
+            failed += 1
+            continue
+        scores.append(weighted_lcs(sample.acts, result.acts))
+        empty.append(float(not result.acts))
+    wlcs = _mean(scores)
+    return {
+        "wlcs_mean": wlcs,
+        "empty_rate": _mean(empty),
+        "failed": failed,
+        "passes": (wlcs is not None and wlcs <= GARBAGE_LIMIT) if verdict else None,
+    }

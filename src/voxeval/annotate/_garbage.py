@@ -4,7 +4,8 @@ Kinds: ``constant`` (the same ``x`` for every sample), ``random`` (random charac
 scripts, as long as the gold reply), ``shuffled`` (the gold reply's characters in random order), ``mojibake``
 (the gold reply's UTF-8 bytes read as Shift_JIS or Latin-1) and ``other`` (the gold reply of a sample of another
 domain). Deterministic for a given ``salt``. A good annotator gives them (almost) no acts, so they score like an
-empty reply (WLCS 0).
+empty reply (WLCS 0). ``same_domain`` (the gold reply to another input of the same domain) is reported for
+information only: it is often a plausible reply to this input too (see docs/annotators.md).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from voxeval.data import GoldSample
 
 KINDS = ("constant", "random", "shuffled", "mojibake", "other")
 """Garbage kinds, in report order."""
+
+INFORMATIONAL_KINDS = ("same_domain",)
+"""Kinds replayed and reported but not required to score like an empty reply."""
 
 _ALPHABET = (
     "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんがぎぐげござじずぜぞ"
@@ -57,4 +61,7 @@ def garbage_reply(kind: str, sample: GoldSample, others: Sequence[GoldSample], s
             o for o in others if o.id != sample.id
         ]
         return rng.choice(pool).output_text if pool else ""
-    raise ValueError(f"unknown garbage kind {kind!r}; known: {', '.join(KINDS)}")
+    if kind == "same_domain":
+        near = [o for o in others if o.domain == sample.domain and o.input_text != sample.input_text]
+        return rng.choice(near).output_text if near else ""
+    raise ValueError(f"unknown garbage kind {kind!r}; known: {', '.join(KINDS + INFORMATIONAL_KINDS)}")

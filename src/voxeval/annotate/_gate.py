@@ -2,9 +2,12 @@
 
 A logistic model over reply-level features — the surface statistics of ``_surface`` (scripts, mojibake, known
 character bigrams), the sentence-embedding agreement of the reply with the user's input and with the scenario
-background, and the characters they share. A reply
-the gate rejects gets no acts. Trained on the training replies (kept) against garbage made from them (rejected):
-see ``training/annotator``.
+background, the characters and character bigrams they share, and how the reply's topic agrees with the
+request's. Topics are read against the gate's *anchors*: the mean embedding of the training inputs of each
+domain. A reply closer to another domain's requests than to its own request, or whose topic profile over the
+anchors differs from the request's, looks like another exchange's reply. A reply the gate rejects gets no acts.
+Trained on the training replies (kept) against garbage made from them (rejected), including each reply paired
+with another training input: see ``training/annotator``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ from voxeval.annotate._surface import SURFACE_FEATURES, surface_features
 
 _CONTENT_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ffA-Za-z0-9０-９Ａ-Ｚａ-ｚ]")
 """Characters that carry topic: kanji, katakana, Latin letters and digits."""
+_CONTENT_RUN = re.compile(_CONTENT_CHAR.pattern + "{2,}")
+"""Runs of two or more topic characters."""
+
+TOPIC_TEMPERATURE = 0.05
+"""Softmax temperature of a text's topic profile (its cosines to the anchors)."""
 
 GATE_FEATURES = (
     *SURFACE_FEATURES,
@@ -33,12 +41,40 @@ GATE_FEATURES = (
     "user_blank",
     "background_blank",
     "log_segments",
+    "reply_bigrams_in_context",
+    "context_margin_over_anchors",
+    "log_topic_agreement",
 )
 """The gate's columns."""
 
 
 def _content(text: str) -> set[str]:
     return set(_CONTENT_CHAR.findall(text))
+
+
+def _bigrams(text: str) -> set[str]:
+    """Adjacent pairs of topic characters (e.g. ``タイ``, ``東京``, ``25``)."""
+    return {run[k : k + 2] for run in _CONTENT_RUN.findall(text) for k in range(len(run) - 1)}
+
+
+def topic_features(
+    reply: str, reply_emb: np.ndarray, context: str, context_emb: np.ndarray, anchors: np.ndarray
+) -> list[float]:
+    """The request-pairing columns: the share of the reply's topic bigrams found in the context (input and
+    background), the reply's cosine to the context less its largest cosine to an anchor, and the log of the
+    agreement (inner product) of the two topic profiles (softmax of the cosines to the anchors). Unit embeddings;
+    a blank context gives ``shared, 0, log 1/k``."""
+    reply_grams = _bigrams(reply)
+    shared = len(reply_grams & _bigrams(context)) / max(len(reply_grams), 1)
+    if not context.strip() or not len(anchors):
+        return [shared, 0.0, float(np.log(1.0 / max(len(anchors), 1)))]
+    reply_cos, context_cos = anchors @ reply_emb, anchors @ context_emb
+    top = float(reply_cos.max())
+    margin = float(reply_emb @ context_emb) - top
+    reply_p = np.exp((reply_cos - top) / TOPIC_TEMPERATURE)
+    context_p = np.exp((context_cos - float(context_cos.max())) / TOPIC_TEMPERATURE)
+    agreement = float(reply_p @ context_p) / (float(reply_p.sum()) * float(context_p.sum()))
+    return [shared, margin, float(np.log(agreement + 1e-6))]
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -55,10 +91,11 @@ def gate_row(
     background: str,
     background_emb: np.ndarray,
     table: np.ndarray,
+    anchors: np.ndarray,
     segment_surface: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The gate's feature row of one reply (:data:`GATE_FEATURES`); ``segment_surface`` (the segments'
-    :func:`surface_features` rows) is computed when not given."""
+    """The gate's feature row of one reply (:data:`GATE_FEATURES`) given the topic ``anchors`` (unit rows);
+    ``segment_surface`` (the segments' :func:`surface_features` rows) is computed when not given."""
     if segment_surface is None:
         segment_surface = np.array([surface_features(s.text, table) for s in segments])
     reply_emb = _unit(seg_emb.mean(axis=0))
@@ -77,6 +114,7 @@ def gate_row(
         0.0 if user_input.strip() else 1.0,
         0.0 if background.strip() else 1.0,
         float(np.log(len(segments))),
+        *topic_features(reply, reply_emb, f"{user_input}\n{background}", _unit(user_vec + background_vec), anchors),
     ]
     return np.array(named, dtype=np.float64)
 
@@ -95,6 +133,8 @@ class Gate:
     """Bias."""
     threshold: float
     """Smallest probability at which a reply is annotated."""
+    anchors: np.ndarray
+    """Topic anchors, shape ``(k, 512)``: the unit mean embedding of the training inputs of each domain."""
 
     def probability(self, row: np.ndarray) -> float:
         """``P(real reply)`` of one feature row."""

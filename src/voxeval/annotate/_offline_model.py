@@ -20,7 +20,7 @@ import numpy as np
 
 from voxeval.acts import LABELS, Label, Step, normalise
 from voxeval.annotate._features import EMBED_DIM, core, hand_features, segment_flags, user_flags
-from voxeval.annotate._gate import Gate, gate_row
+from voxeval.annotate._gate import GATE_FEATURES, Gate, gate_row
 from voxeval.annotate._segment import Segment
 from voxeval.annotate._surface import surface_features
 from voxeval.errors import ConfigError
@@ -54,6 +54,7 @@ ARRAY_NAMES = (
     "gate_mean",
     "gate_scale",
     "gate_coef",
+    "gate_anchors",
     "boundary_coef",
 )
 """Arrays stored in the ``.npz`` (``bigrams`` bit-packed)."""
@@ -137,7 +138,18 @@ class OfflineModel:
         surface = np.array([surface_features(s.text, self.bigrams) for s in segments]).reshape(len(segments), -1)
         if self.gate is not None:
             bg_emb = np.zeros_like(user_emb) if background_emb is None else background_emb
-            row = gate_row(reply, segments, seg_emb, user_input, user_emb, background, bg_emb, self.bigrams, surface)
+            row = gate_row(
+                reply,
+                segments,
+                seg_emb,
+                user_input,
+                user_emb,
+                background,
+                bg_emb,
+                self.bigrams,
+                self.gate.anchors,
+                surface,
+            )
             p_real = self.gate.probability(row)
             if p_real < self.gate.threshold:
                 return (), p_real
@@ -381,12 +393,15 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
     size = 1 << int(meta["bigram_bits"])
     gate = None
     if meta.get("gate") is not None:
+        if tuple(meta.get("gate_features", ())) != GATE_FEATURES:
+            raise ConfigError(f"{json_path}: the gate's features differ from this voxeval's (retrain the artefact)")
         gate = Gate(
             mean=arrays["gate_mean"].astype(np.float64),
             scale=arrays["gate_scale"].astype(np.float64),
             coef=arrays["gate_coef"].astype(np.float64),
             intercept=float(meta["gate"]["intercept"]),
             threshold=float(meta["gate"]["threshold"]),
+            anchors=arrays["gate_anchors"].astype(np.float64),
         )
     model = OfflineModel(
         vocabulary=tuple(meta["vocabulary"]),
