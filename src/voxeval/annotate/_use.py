@@ -17,6 +17,7 @@ the calling thread tokenizes the next micro-batch while the workers multiply.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import marshal
@@ -91,15 +92,17 @@ class UseModel:
 
             self._limit = ThreadpoolController().limit
         run = self.backend._encode_batch
+        batches = self._micro_batches(texts)
+        head = [b for b in (next(batches, None), next(batches, None)) if b is not None]
         with self._limit(limits=1, user_api="blas"):
-            if self.workers == 1:
-                for group, n_tokens, first, stop in self._micro_batches(texts):
+            if self.workers == 1 or len(head) < 2:  # one micro-batch: no thread to start
+                for group, n_tokens, first, stop in (*head, *batches):
                     run(group, n_tokens, out[first:stop])
                 return out
             with ThreadPoolExecutor(self.workers, thread_name_prefix="usem3") as pool:
                 futures: list[Future[None]] = [
                     pool.submit(run, group, n_tokens, out[first:stop])
-                    for group, n_tokens, first, stop in self._micro_batches(texts)
+                    for group, n_tokens, first, stop in itertools.chain(head, batches)
                 ]
                 for future in futures:
                     future.result()  # re-raises a worker's error
