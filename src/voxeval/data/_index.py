@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from voxeval.acts import Acts
-from voxeval.data._fast import LABEL_CODES, RawActs, fast_gold, fast_prediction
+from voxeval.data._fast import LABEL_CODES, ActsBlock, RawActs, fast_gold, fast_prediction, gold_block, prediction_block
 from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_prediction
 from voxeval.errors import InputError, Location
 from voxeval.io._jsonl import BLANK_START, decode_line, iter_line_blocks
@@ -71,51 +71,98 @@ def read_line_at(path: str | Path, offset: int) -> bytes:
         return handle.readline()
 
 
-def load_gold_index(path: str | Path) -> GoldIndex:
-    """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty."""
-    name = str(path)
-    ids: dict[str, int] = {}
-    codes, weights, totals, lengths = array("b"), array("d"), array("d"), array("q")
-    lines, offsets = array("q"), array("q")
-    for first, offset, block, terminated in iter_line_blocks(path):
-        newline = b"\n" if terminated else b""
-        starts = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
-        for k, raw in enumerate(block):
+class _GoldArrays:
+    """The growing arrays of :func:`load_gold_index` (normalised a block at a time: no whole-file temporaries)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ids: dict[str, int] = {}
+        self.codes, self.weights, self.lengths = array("b"), array("d"), array("q")
+        self.lines, self.offsets = array("q"), array("q")
+
+    def add(self, block: ActsBlock, lines: npt.ArrayLike, offsets: npt.ArrayLike) -> None:
+        """Append a block whose ids are new (checked by the caller)."""
+        base = len(self.lengths)
+        self.ids.update(zip(block.ids, range(base, base + len(block.ids)), strict=True))
+        self.codes.frombytes(block.codes.tobytes())
+        self.weights.frombytes(normalised(block.weights, block.totals, block.lengths).tobytes())
+        self.lengths.frombytes(block.lengths.tobytes())
+        self.lines.frombytes(np.asarray(lines, dtype=np.int64).tobytes())
+        self.offsets.frombytes(np.asarray(offsets, dtype=np.int64).tobytes())
+
+    def add_fast(self, first: int, starts: list[int], block: ActsBlock) -> bool:
+        """Append a block the fast path decoded whole, unless an id repeats (then the caller goes line by line)."""
+        n = len(block.ids)
+        if not self.ids.keys().isdisjoint(block.ids) or len(set(block.ids)) != n:
+            return False
+        self.add(block, np.arange(first, first + n), starts[:n])
+        return True
+
+    def add_lines(self, first: int, starts: list[int], raw_lines: list[bytes], newline: bytes) -> None:
+        """Append a block line by line: blank lines skipped, odd rows through the full parser, errors in order."""
+        rows: list[RawActs] = []
+        lines: list[int] = []
+        seen: dict[str, int] = {}
+        for k, raw in enumerate(raw_lines):
             acts = fast_gold(raw)
             if acts is None:
                 if not raw or (raw[0] in BLANK_START and not raw.strip()):
                     continue
-                where = Location(name, first + k)
+                where = Location(self.name, first + k)
                 sample = parse_gold(decode_line(raw + newline, where), where)
                 acts = _parsed(sample.id, sample.acts)
-            sample_id, row_codes, row_weights, total, _ = acts
-            if sample_id in ids:
-                line = lines[ids[sample_id]]
-                raise InputError(Location(name, first + k, "id"), f"duplicate id {sample_id!r} (first on line {line})")
-            ids[sample_id] = len(lines)
-            codes.extend(row_codes)
-            weights.extend(row_weights)
-            totals.append(total)
-            lengths.append(len(row_codes))
+            sample_id = acts[0]
+            before = self.lines[self.ids[sample_id]] if sample_id in self.ids else seen.get(sample_id)
+            if before is not None:
+                where = Location(self.name, first + k, "id")
+                raise InputError(where, f"duplicate id {sample_id!r} (first on line {before})")
+            seen[sample_id] = first + k
+            rows.append(acts)
             lines.append(first + k)
-            offsets.append(starts[k])
-    if not ids:
+        if rows:
+            self.add(block_of(rows), lines, [starts[line - first] for line in lines])
+
+
+def block_of(rows: list[RawActs]) -> ActsBlock:
+    """Rows decoded one by one, in columns."""
+    lengths = np.fromiter((len(r[1]) for r in rows), dtype=np.int64, count=len(rows))
+    failures = {k: r[4] for k, r in enumerate(rows) if r[4] is not None}
+    return ActsBlock(
+        [r[0] for r in rows],
+        lengths,
+        np.array([c for r in rows for c in r[1]], dtype=np.int8),
+        np.array([w for r in rows for w in r[2]], dtype=np.float64),
+        np.array([r[3] for r in rows], dtype=np.float64),
+        failures,
+    )
+
+
+def load_gold_index(path: str | Path) -> GoldIndex:
+    """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty."""
+    name = str(path)
+    gold = _GoldArrays(name)
+    for first, offset, block, terminated in iter_line_blocks(path):
+        starts = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
+        columns = gold_block(block)
+        if columns is None or not gold.add_fast(first, starts, columns):
+            gold.add_lines(first, starts, block, b"\n" if terminated else b"")
+    if not gold.ids:
         raise InputError(Location(name), "no rows: a gold file needs at least one sample")
-    n = np.frombuffer(lengths, dtype=np.int64)
+    n = np.frombuffer(gold.lengths, dtype=np.int64)
     return GoldIndex(
         name,
-        ids,
-        np.frombuffer(codes, dtype=np.int8),
-        normalised(np.frombuffer(weights), np.frombuffer(totals), n),
+        gold.ids,
+        np.frombuffer(gold.codes, dtype=np.int8),
+        np.frombuffer(gold.weights),
         np.concatenate(([0], np.cumsum(n))),
-        np.frombuffer(lines, dtype=np.int64),
-        np.frombuffer(offsets, dtype=np.int64),
+        np.frombuffer(gold.lines, dtype=np.int64),
+        np.frombuffer(gold.offsets, dtype=np.int64),
     )
 
 
 @dataclass(frozen=True)
 class PredictionBlock:
-    """Consecutive lines of a prediction file, decoded by the fast path where it could."""
+    """Consecutive lines of a prediction file, decoded whole by the fast path where it could."""
 
     path: str
     """The prediction file."""
@@ -123,16 +170,19 @@ class PredictionBlock:
     """Line number of the first line."""
     offsets: list[int]
     """Byte offset of each line."""
-    acts: list[RawActs | None]
-    """Each line's acts (weights not yet normalised); ``None`` where the fast path did not accept the line."""
+    columns: ActsBlock | None
+    """Every line's acts (weights not yet normalised); ``None`` unless every line is a valid row."""
     lines: list[bytes]
     """The lines, without newline."""
     newline: bytes
     """What ended the lines (``b""`` only for an unterminated last line)."""
 
     def parse(self, k: int) -> RawActs | None:
-        """Line ``k`` through the full parser: its acts, ``None`` for a blank line, or the user's error."""
+        """Line ``k``: its acts, ``None`` for a blank line, or the user's error (from the full parser)."""
         raw = self.lines[k]
+        acts = fast_prediction(raw)
+        if acts is not None:
+            return acts
         if not raw or (raw[0] in BLANK_START and not raw.strip()):
             return None
         where = Location(self.path, self.first + k)
@@ -141,12 +191,10 @@ class PredictionBlock:
 
 
 def iter_prediction_blocks(path: str | Path) -> Iterator[PredictionBlock]:
-    """A prediction file a block at a time; the caller walks each block in order, parsing ``None`` entries."""
+    """A prediction file a block at a time; where ``columns`` is ``None`` the caller parses line by line, in order."""
     for first, offset, block, terminated in iter_line_blocks(path):
         offsets = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
-        yield PredictionBlock(
-            str(path), first, offsets, list(map(fast_prediction, block)), block, b"\n" if terminated else b""
-        )
+        yield PredictionBlock(str(path), first, offsets, prediction_block(block), block, b"\n" if terminated else b"")
 
 
 def prediction_at(path: str | Path, line: int, offset: int) -> Prediction:

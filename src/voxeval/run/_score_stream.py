@@ -8,19 +8,29 @@ numpy kernel, and each batch's rows are appended to a spill file next to the out
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import tempfile
-from array import array
+from collections.abc import Iterator, Sequence
+from itertools import accumulate, chain
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from voxeval.acts import LABELS, Acts, Step
 from voxeval.data import atomic_write_json, atomic_write_text, dumps
-from voxeval.data._fast import RawActs
-from voxeval.data._index import GoldIndex, iter_prediction_blocks, load_gold_index, normalised, prediction_at
+from voxeval.data._fast import ActsBlock
+from voxeval.data._index import (
+    GoldIndex,
+    PredictionBlock,
+    block_of,
+    iter_prediction_blocks,
+    load_gold_index,
+    normalised,
+    prediction_at,
+)
 from voxeval.errors import InputError, Location
 from voxeval.metrics import Summary, batch_rows, pad, score_batch, score_sample, summary_of
 from voxeval.report import Representative, TableRow, render_markdown
@@ -32,6 +42,8 @@ KERNEL_MAX = 12
 _LENGTH_GROUPS = ((0, 3), (3, 6), (6, KERNEL_MAX), (KERNEL_MAX, 1 << 62))
 _NONE, _SCORED, _FAILED = 0, 1, 2
 _Scored = tuple[list[str], npt.NDArray[np.float64]]
+_Flat = tuple[npt.NDArray[np.int8], npt.NDArray[np.float64], npt.NDArray[np.int64]]
+"""Prediction acts of a batch: concatenated label codes, normalised weights, and each pair's length."""
 _COLUMNS = ("wlcs", "gold_coverage", "wed", "deletion", "insertion", "substitution")
 
 
@@ -42,8 +54,8 @@ class _Stream:
         n = len(gold)
         self.gold, self.spill = gold, spill
         self.status = np.zeros(n, dtype=np.int8)
-        self.pred_line = array("q", bytes(8 * n))
-        self.pred_offset = array("q", bytes(8 * n))
+        self.pred_line = np.zeros(n, dtype=np.int64)
+        self.pred_offset = np.zeros(n, dtype=np.int64)
         self.row_offset = np.zeros(n, dtype=np.int64)
         self.row_length = np.zeros(n, dtype=np.int64)
         self.values = np.zeros((len(_COLUMNS), n))
@@ -53,48 +65,47 @@ class _Stream:
         self.ids = list(gold.ids)
         self.gold_lengths = np.diff(gold.starts)
 
-    def flush(self, positions: list[int], acts: list[RawActs | None]) -> None:
-        """Score a batch of (gold position, prediction acts or ``None`` for a missing one) and spill its rows."""
-        if not positions:
+    def flush(self, pos: npt.NDArray[np.int64], block: ActsBlock, missing: npt.NDArray[np.bool_]) -> None:
+        """Score a batch of (gold position, prediction row) pairs and spill its rows; ``missing``: no prediction."""
+        if not pos.size:
             return
-        pos = np.asarray(positions, dtype=np.int64)
-        g_len = self.gold_lengths[pos]
-        p_len = np.fromiter((0 if a is None else len(a[1]) for a in acts), dtype=np.int64, count=len(acts))
+        weights = normalised(block.weights, block.totals, block.lengths)
+        g_len, p_len = self.gold_lengths[pos], block.lengths
+        p_start = np.cumsum(p_len) - p_len
         # A batch pads to its longest sequences, so pairs go in groups of similar length; long ones one by one.
         longest = np.maximum(g_len, p_len)
-        text: list[str] = [""] * len(acts)
-        values = np.zeros((len(_COLUMNS), len(acts)))
+        text: list[str] = [""] * pos.size
+        values = np.zeros((len(_COLUMNS), pos.size))
         for lo, hi in _LENGTH_GROUPS:
             part = np.flatnonzero((longest > lo) & (longest <= hi))
             if part.size:
-                chosen = [acts[k] for k in part.tolist()]
-                if hi <= KERNEL_MAX:
-                    got, values[:, part] = self._kernel(pos[part], chosen, g_len[part], p_len[part])
+                take = _take(p_start[part], p_len[part])
+                pred = (block.codes[take], weights[take], p_len[part])
+                score = self._kernel if hi <= KERNEL_MAX else self._scalar
+                got, values[:, part] = score(pos[part], pred, missing[part])
+                if part.size == pos.size:
+                    text = got
                 else:
-                    got, values[:, part] = self._scalar(pos[part], chosen)
-                for k, row in zip(part.tolist(), got, strict=True):
-                    text[k] = row
+                    list(map(text.__setitem__, part.tolist(), got))
         self._spill(pos, text, values)  # in batch order, so that rows in gold order stay so
 
-    def _kernel(self, pos: npt.NDArray[np.int64], acts: list[RawActs | None], g_len: Any, p_len: Any) -> _Scored:
-        present = [a for a in acts if a is not None]
-        take = np.repeat(self.gold.starts[pos] - np.cumsum(g_len) + g_len, g_len) + np.arange(int(g_len.sum()))
+    def _kernel(self, pos: npt.NDArray[np.int64], pred_acts: _Flat, missing: npt.NDArray[np.bool_]) -> _Scored:
+        g_len = self.gold_lengths[pos]
+        take = _take(self.gold.starts[pos], g_len)
         gold = pad(self.gold.codes[take], self.gold.weights[take], g_len, fill=-1)
-        weights = normalised([w for a in present for w in a[2]], [a[3] for a in present], [len(a[1]) for a in present])
-        pred = pad([c for a in present for c in a[1]], weights, p_len, fill=-2)
+        pred = pad(*pred_acts, fill=-2)
         scores = score_batch(gold, pred)
-        rows = batch_rows([self.ids[p] for p in pos.tolist()], scores, [a is None for a in acts])
+        rows = batch_rows(list(map(self.ids.__getitem__, pos.tolist())), scores, missing.tolist())
         values = [scores.wlcs, scores.gold_coverage, rows.wed, rows.deletion, rows.insertion, rows.substitution]
         return rows.text, np.asarray(values)
 
-    def _scalar(self, pos: npt.NDArray[np.int64], acts: list[RawActs | None]) -> _Scored:
+    def _scalar(self, pos: npt.NDArray[np.int64], pred_acts: _Flat, missing: npt.NDArray[np.bool_]) -> _Scored:
         text, values = [], []
-        for p, a in zip(pos.tolist(), acts, strict=True):
-            pred: Acts = ()
-            if a is not None:
-                weights = normalised(a[2], [a[3]], [len(a[1])]).tolist()
-                pred = tuple(Step(LABELS[c], w) for c, w in zip(a[1], weights, strict=True))
-            score = score_sample(self.ids[p], self._gold_acts(p), pred, missing=a is None)
+        codes, weights, lengths = pred_acts[0].tolist(), pred_acts[1].tolist(), pred_acts[2].tolist()
+        ends = list(accumulate(lengths))
+        for p, miss, end, n in zip(pos.tolist(), missing.tolist(), ends, lengths, strict=True):
+            pred = tuple(Step(LABELS[c], w) for c, w in zip(codes[end - n : end], weights[end - n : end], strict=True))
+            score = score_sample(self.ids[p], self._gold_acts(p), pred, missing=miss)
             text.append(dumps(score.to_json()) + "\n")
             e = score.edit
             values.append([score.wlcs, score.gold_coverage, e.total, e.deletion, e.insertion, e.substitution])
@@ -116,38 +127,79 @@ class _Stream:
         return tuple(Step(LABELS[c], w) for c, w in zip(codes, weights, strict=True))
 
 
+def _take(starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Indices of the concatenated runs ``[start, start + length)`` of a flat array."""
+    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
+
+
+def _subset(block: ActsBlock, rows: npt.NDArray[np.int64]) -> ActsBlock:
+    take = _take((np.cumsum(block.lengths) - block.lengths)[rows], block.lengths[rows])
+    ids = [block.ids[k] for k in rows.tolist()]
+    return ActsBlock(ids, block.lengths[rows], block.codes[take], block.weights[take], block.totals[rows], {})
+
+
+_Taken = tuple[npt.NDArray[np.int64], ActsBlock, npt.NDArray[np.bool_]]
+
+
+def _take_columns(stream: _Stream, block: PredictionBlock, columns: ActsBlock) -> _Taken | None:
+    """A block decoded whole, when all its ids are known and new; else ``None`` (the caller goes line by line)."""
+    found = list(map(stream.gold.ids.get, columns.ids))
+    if None in found:
+        return None
+    pos = np.array(found, dtype=np.int64)
+    if stream.pred_line[pos].any() or np.unique(pos).size != pos.size:
+        return None
+    stream.pred_line[pos] = np.arange(block.first, block.first + pos.size)
+    stream.pred_offset[pos] = block.offsets[: pos.size]
+    if columns.failures:
+        for k, reason in columns.failures.items():
+            stream.status[pos[k]] = _FAILED
+            stream.failures[int(pos[k])] = reason
+        keep = np.setdiff1d(np.arange(pos.size), list(columns.failures))
+        pos, columns = pos[keep], _subset(columns, keep)
+    return pos, columns, np.zeros(pos.size, dtype=bool)
+
+
+def _take_lines(stream: _Stream, block: PredictionBlock) -> _Taken:
+    """A block line by line: errors (parse, duplicate id) in the order of the file's lines."""
+    ids, positions, rows = stream.gold.ids, [], []
+    for k in range(len(block.lines)):
+        acts = block.parse(k)
+        if acts is None:
+            continue
+        sample_id, line = acts[0], block.first + k
+        position = ids.get(sample_id)
+        first = stream.extra.get(sample_id) if position is None else int(stream.pred_line[position])
+        if first:
+            raise InputError(Location(block.path, line, "id"), f"duplicate id {sample_id!r} (first on line {first})")
+        if position is None:
+            stream.extra[sample_id] = line
+            continue
+        stream.pred_line[position], stream.pred_offset[position] = line, block.offsets[k]
+        if acts[4] is not None:
+            stream.status[position] = _FAILED
+            stream.failures[position] = acts[4]
+            continue
+        positions.append(position)
+        rows.append(acts)
+    return np.array(positions, dtype=np.int64), block_of(rows), np.zeros(len(rows), dtype=bool)
+
+
 def _read_predictions(stream: _Stream, pred_path: Path) -> None:
-    name, ids, pred_line, pred_offset = str(pred_path), stream.gold.ids, stream.pred_line, stream.pred_offset
-    positions: list[int] = []
-    batch: list[RawActs | None] = []
     for block in iter_prediction_blocks(pred_path):
-        for k, acts in enumerate(block.acts):
-            if acts is None:
-                acts = block.parse(k)  # in line order, so errors come in the order the file has them
-                if acts is None:
-                    continue
-            sample_id, line = acts[0], block.first + k
-            position = ids.get(sample_id)
-            if position is None:
-                first = stream.extra.get(sample_id)
-                if first is not None:
-                    raise InputError(Location(name, line, "id"), f"duplicate id {sample_id!r} (first on line {first})")
-                stream.extra[sample_id] = line
-                continue
-            first = pred_line[position]
-            if first:
-                raise InputError(Location(name, line, "id"), f"duplicate id {sample_id!r} (first on line {first})")
-            pred_line[position], pred_offset[position] = line, block.offsets[k]
-            if acts[4] is not None:
-                stream.status[position] = _FAILED
-                stream.failures[position] = acts[4]
-                continue
-            positions.append(position)
-            batch.append(acts)
-        if len(positions) >= BATCH:
-            stream.flush(positions, batch)
-            positions, batch = [], []
-    stream.flush(positions, batch)
+        taken = None if block.columns is None else _take_columns(stream, block, block.columns)
+        stream.flush(*(taken or _take_lines(stream, block)))
+
+
+def _score_absent(stream: _Stream) -> None:
+    """The model said nothing we can score: count it as an empty reply, and report it."""
+    absent = np.flatnonzero(stream.status == _NONE)
+    for k in range(0, absent.size, BATCH):
+        pos = absent[k : k + BATCH]
+        empty = np.zeros(pos.size, dtype=np.int64)
+        ids = list(map(stream.ids.__getitem__, pos.tolist()))
+        block = ActsBlock(ids, empty, np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(pos.size), {})
+        stream.flush(pos, block, np.ones(pos.size, dtype=bool))
 
 
 def _write_in_gold_order(stream: _Stream, spill: IO[bytes], target: Path) -> None:
@@ -178,11 +230,32 @@ def _write_in_gold_order(stream: _Stream, spill: IO[bytes], target: Path) -> Non
     Path(spill.name).unlink(missing_ok=True)
 
 
+class _Chunked(Sequence[float]):
+    """A column of floats read a slice at a time: the exact sums of the summary without a million float objects."""
+
+    def __init__(self, values: npt.NDArray[np.float64]) -> None:
+        self.values = values
+
+    def __len__(self) -> int:
+        return int(self.values.size)
+
+    def __iter__(self) -> Iterator[float]:
+        step = 1 << 16
+        return chain.from_iterable(self.values[k : k + step].tolist() for k in range(0, self.values.size, step))
+
+    @overload
+    def __getitem__(self, index: int) -> float: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[float]: ...
+    def __getitem__(self, index: int | slice) -> float | Sequence[float]:
+        return float(self.values[index]) if isinstance(index, int) else self.values[index].tolist()
+
+
 def _summary(stream: _Stream) -> Summary:
     keep = stream.status == _SCORED
-    no_pred = np.frombuffer(stream.pred_line, dtype=np.int64) == 0
-    missing = np.flatnonzero(keep & no_pred).tolist()
-    columns = [stream.values[k, keep].tolist() for k in range(len(_COLUMNS))]
+    missing = np.flatnonzero(keep & (stream.pred_line == 0)).tolist()
+    every = bool(keep.all())
+    columns = [_Chunked(stream.values[k] if every else stream.values[k, keep]) for k in range(len(_COLUMNS))]
     excluded = {stream.ids[p]: stream.failures[p] for p in sorted(stream.failures)}
     return summary_of(*columns, missing_ids=tuple(stream.ids[p] for p in missing), excluded=excluded)
 
@@ -208,8 +281,8 @@ def _representatives(stream: _Stream, pred_path: Path, system: str) -> list[Repr
             continue
         position = int(keep[at])
         sample = stream.gold.sample(position)
-        line = stream.pred_line[position]
-        pred = prediction_at(pred_path, line, stream.pred_offset[position]) if line else None
+        line = int(stream.pred_line[position])
+        pred = prediction_at(pred_path, line, int(stream.pred_offset[position])) if line else None
         score = score_sample(sample.id, sample.acts, pred.acts if pred else (), missing=pred is None)
         value = score.edit.total if column == "wed" else getattr(score.edit, column)
         reps.append(Representative(f"{name} (={value:.2f})", score, sample, pred, system))
@@ -224,6 +297,20 @@ def score_files(
     Same results and errors as :func:`~voxeval.run.score_predictions` + :func:`~voxeval.run.write_score_outputs`
     on the loaded files. On any error nothing is left behind (not even ``out_dir``, when this call made it).
     """
+    # Scoring allocates millions of short-lived containers and makes no reference cycles: the cyclic collector
+    # would only rescan them again and again (a third of the decoding time), so it is paused for the call.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _score_files(gold_path, pred_path, out_dir, dataset=dataset, system=system, ignore_extra=ignore_extra)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _score_files(
+    gold_path: Path, pred_path: Path, out_dir: Path, *, dataset: str, system: str, ignore_extra: bool
+) -> TableRow:
     gold = load_gold_index(gold_path)
     created = [p for p in (out_dir, *out_dir.parents) if not p.exists()]
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -238,11 +325,7 @@ def score_files(
                     f"{len(stream.extra)} prediction id(s) not in the gold file "
                     f"(first: {next(iter(stream.extra))!r}); pass --ignore-extra to skip them",
                 )
-            absent = np.flatnonzero(stream.status == _NONE).tolist()
-            for k in range(0, len(absent), BATCH):
-                # The model said nothing we can score: count it as an empty reply, and report it.
-                chunk = absent[k : k + BATCH]
-                stream.flush(chunk, [None] * len(chunk))
+            _score_absent(stream)
             _write_in_gold_order(stream, spill, out_dir / "scores.jsonl")
     except BaseException:
         Path(spill.name).unlink(missing_ok=True)
