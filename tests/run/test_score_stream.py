@@ -48,9 +48,10 @@ def test_small_blocks_mix_whole_block_and_line_by_line_paths(tmp_path, monkeypat
         assert (stream / name).read_bytes() == (memory / name).read_bytes(), name
 
 
+@pytest.mark.parametrize("block", [400, 1 << 22], ids=["later block", "same block"])
 @pytest.mark.parametrize("side", ["gold", "pred"])
-def test_duplicate_id_in_a_later_clean_block_names_both_lines(tmp_path, monkeypatch, side) -> None:
-    monkeypatch.setattr("voxeval.io._jsonl.READ_BLOCK", 400)
+def test_duplicate_id_in_a_clean_block_names_both_lines(tmp_path, monkeypatch, side, block) -> None:
+    monkeypatch.setattr("voxeval.io._jsonl.READ_BLOCK", block)
     golds = [gold_row(f"g{k}", [("Answer", 1.0)]) for k in range(40)]
     preds = [pred_row(g["id"], [("Inform", 0.5)]) for g in golds]
     rows = golds if side == "gold" else preds

@@ -11,6 +11,7 @@ on rows that are right.
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass
 from itertools import chain, islice, repeat
 from operator import attrgetter
@@ -176,11 +177,11 @@ def _columns(raw_ids: list[str | int], step_lists: list[list[_Step]], failures: 
         return None
     steps = list(chain.from_iterable(step_lists))
     try:
-        codes = np.fromiter(map(LABEL_CODES.__getitem__, map(_ACT, steps)), dtype=np.int8, count=len(steps))
+        codes = np.frombuffer(bytes(map(LABEL_CODES.__getitem__, map(_ACT, steps))), dtype=np.int8)
     except KeyError:  # a lenient spelling: the full parser maps it
         return None
     raw = list(map(_IMPORTANCE, steps))
-    weights = np.array(raw, dtype=np.float64)
+    weights = np.frombuffer(array("d", raw), dtype=np.float64)
     if np.signbit(weights).any():  # -0.0, see _acts
         return None
     lengths = list(map(len, step_lists))

@@ -80,10 +80,8 @@ class _GoldArrays:
         self.codes, self.weights, self.lengths = array("b"), array("d"), array("q")
         self.lines, self.offsets = array("q"), array("q")
 
-    def add(self, block: ActsBlock, lines: npt.ArrayLike, offsets: npt.ArrayLike) -> None:
-        """Append a block whose ids are new (checked by the caller)."""
-        base = len(self.lengths)
-        self.ids.update(zip(block.ids, range(base, base + len(block.ids)), strict=True))
+    def _append(self, block: ActsBlock, lines: npt.ArrayLike, offsets: npt.ArrayLike) -> None:
+        """Append the arrays of a block whose ids are already in ``ids``."""
         self.codes.frombytes(block.codes.tobytes())
         self.weights.frombytes(normalised(block.weights, block.totals, block.lengths).tobytes())
         self.lengths.frombytes(block.lengths.tobytes())
@@ -92,10 +90,15 @@ class _GoldArrays:
 
     def add_fast(self, first: int, starts: list[int], block: ActsBlock) -> bool:
         """Append a block the fast path decoded whole, unless an id repeats (then the caller goes line by line)."""
-        n = len(block.ids)
-        if not self.ids.keys().isdisjoint(block.ids) or len(set(block.ids)) != n:
+        n, base = len(block.ids), len(self.lengths)
+        positions = range(base, base + n)
+        # setdefault keeps an earlier position: any difference from `positions` is a repeated id.
+        if list(map(self.ids.setdefault, block.ids, positions)) != list(positions):
+            for sample_id in block.ids:  # take this block's entries back out; the line-by-line pass reports
+                if self.ids.get(sample_id, -1) >= base:
+                    del self.ids[sample_id]
             return False
-        self.add(block, np.arange(first, first + n), starts[:n])
+        self._append(block, np.arange(first, first + n), starts[:n])
         return True
 
     def add_lines(self, first: int, starts: list[int], raw_lines: list[bytes], newline: bytes) -> None:
@@ -120,7 +123,9 @@ class _GoldArrays:
             rows.append(acts)
             lines.append(first + k)
         if rows:
-            self.add(block_of(rows), lines, [starts[line - first] for line in lines])
+            base = len(self.lengths)
+            self.ids.update(zip(seen, range(base, base + len(rows)), strict=True))
+            self._append(block_of(rows), lines, [starts[line - first] for line in lines])
 
 
 def block_of(rows: list[RawActs]) -> ActsBlock:

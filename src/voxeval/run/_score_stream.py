@@ -41,7 +41,9 @@ KERNEL_MAX = 12
 """Pairs with a sequence longer than this are scored one by one (a batch pads to its longest sequence)."""
 _LENGTH_GROUPS = ((0, 3), (3, 6), (6, KERNEL_MAX), (KERNEL_MAX, 1 << 62))
 _NONE, _SCORED, _FAILED = 0, 1, 2
-_Scored = tuple[list[str], npt.NDArray[np.float64]]
+F64 = npt.NDArray[np.float64]
+_Scored = tuple[bytes, npt.NDArray[np.int64], F64]
+"""Rows of a batch (UTF-8, in batch order), where each ends, and their ``_COLUMNS`` values."""
 _Flat = tuple[npt.NDArray[np.int8], npt.NDArray[np.float64], npt.NDArray[np.int64]]
 """Prediction acts of a batch: concatenated label codes, normalised weights, and each pair's length."""
 _COLUMNS = ("wlcs", "gold_coverage", "wed", "deletion", "insertion", "substitution")
@@ -74,7 +76,8 @@ class _Stream:
         p_start = np.cumsum(p_len) - p_len
         # A batch pads to its longest sequences, so pairs go in groups of similar length; long ones one by one.
         longest = np.maximum(g_len, p_len)
-        text: list[str] = [""] * pos.size
+        rows: list[bytes] = [b""] * pos.size
+        lengths = np.zeros(pos.size, dtype=np.int64)
         values = np.zeros((len(_COLUMNS), pos.size))
         for lo, hi in _LENGTH_GROUPS:
             part = np.flatnonzero((longest > lo) & (longest <= hi))
@@ -82,12 +85,14 @@ class _Stream:
                 take = _take(p_start[part], p_len[part])
                 pred = (block.codes[take], weights[take], p_len[part])
                 score = self._kernel if hi <= KERNEL_MAX else self._scalar
-                got, values[:, part] = score(pos[part], pred, missing[part])
+                data, ends, values[:, part] = score(pos[part], pred, missing[part])
+                lengths[part] = np.diff(ends, prepend=0)
                 if part.size == pos.size:
-                    text = got
-                else:
-                    list(map(text.__setitem__, part.tolist(), got))
-        self._spill(pos, text, values)  # in batch order, so that rows in gold order stay so
+                    rows = [data]
+                else:  # back into batch order, so that rows in gold order stay so
+                    cuts = map(slice, (ends - lengths[part]).tolist(), ends.tolist())
+                    list(map(rows.__setitem__, part.tolist(), map(data.__getitem__, cuts)))
+        self._spill(pos, b"".join(rows), lengths, values)
 
     def _kernel(self, pos: npt.NDArray[np.int64], pred_acts: _Flat, missing: npt.NDArray[np.bool_]) -> _Scored:
         g_len = self.gold_lengths[pos]
@@ -97,29 +102,28 @@ class _Stream:
         scores = score_batch(gold, pred)
         rows = batch_rows(list(map(self.ids.__getitem__, pos.tolist())), scores, missing.tolist())
         values = [scores.wlcs, scores.gold_coverage, rows.wed, rows.deletion, rows.insertion, rows.substitution]
-        return rows.text, np.asarray(values)
+        return rows.data, rows.ends, np.asarray(values)
 
     def _scalar(self, pos: npt.NDArray[np.int64], pred_acts: _Flat, missing: npt.NDArray[np.bool_]) -> _Scored:
         text, values = [], []
         codes, weights, lengths = pred_acts[0].tolist(), pred_acts[1].tolist(), pred_acts[2].tolist()
-        ends = list(accumulate(lengths))
-        for p, miss, end, n in zip(pos.tolist(), missing.tolist(), ends, lengths, strict=True):
+        for p, miss, end, n in zip(pos.tolist(), missing.tolist(), accumulate(lengths), lengths, strict=True):
             pred = tuple(Step(LABELS[c], w) for c, w in zip(codes[end - n : end], weights[end - n : end], strict=True))
             score = score_sample(self.ids[p], self._gold_acts(p), pred, missing=miss)
             text.append(dumps(score.to_json()) + "\n")
             e = score.edit
             values.append([score.wlcs, score.gold_coverage, e.total, e.deletion, e.insertion, e.substitution])
-        return text, np.asarray(values).T
+        data = "".join(text).encode("utf-8")
+        row_ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1  # JSON escapes every newline
+        return data, row_ends, np.asarray(values).T
 
-    def _spill(self, pos: npt.NDArray[np.int64], text: list[str], values: npt.NDArray[np.float64]) -> None:
-        encoded = [t.encode("utf-8") for t in text]
-        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    def _spill(self, pos: npt.NDArray[np.int64], data: bytes, lengths: npt.NDArray[np.int64], values: F64) -> None:
         self.row_offset[pos] = self.written + np.cumsum(lengths) - lengths
         self.row_length[pos] = lengths
         self.values[:, pos] = values
         self.status[pos] = _SCORED
-        self.spill.write(b"".join(encoded))
-        self.written += int(lengths.sum())
+        self.spill.write(data)
+        self.written += len(data)
 
     def _gold_acts(self, position: int) -> Acts:
         lo, hi = int(self.gold.starts[position]), int(self.gold.starts[position + 1])
@@ -147,9 +151,13 @@ def _take_columns(stream: _Stream, block: PredictionBlock, columns: ActsBlock) -
     if None in found:
         return None
     pos = np.array(found, dtype=np.int64)
-    if stream.pred_line[pos].any() or np.unique(pos).size != pos.size:
+    if stream.pred_line[pos].any():
         return None
-    stream.pred_line[pos] = np.arange(block.first, block.first + pos.size)
+    lines = np.arange(block.first, block.first + pos.size)
+    stream.pred_line[pos] = lines
+    if not np.array_equal(stream.pred_line[pos], lines):  # an id twice in the block: the later line won
+        stream.pred_line[pos] = 0
+        return None
     stream.pred_offset[pos] = block.offsets[: pos.size]
     if columns.failures:
         for k, reason in columns.failures.items():
