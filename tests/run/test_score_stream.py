@@ -35,9 +35,11 @@ def test_stream_equals_in_memory(tmp_path) -> None:
     assert not [p for p in stream.iterdir() if p.name.startswith(".")], "no spill file left behind"
 
 
-def test_small_blocks_mix_whole_block_and_line_by_line_paths(tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("workers", [False, True], ids=["inline", "worker processes"])
+def test_small_blocks_mix_whole_block_and_line_by_line_paths(tmp_path, monkeypatch, workers) -> None:
     """Blocks of a few lines: clean ones go through the columnar path, odd ones line by line; same outputs."""
     monkeypatch.setattr("voxeval.io._jsonl.READ_BLOCK", 700)
+    monkeypatch.setattr("voxeval.run._score_rows.WORKERS_FROM_BYTES", 0 if workers else 1 << 62)
     messy = Path(__file__).parents[1] / "cli" / "data" / "score_identity" / "messy"
     gold, pred = messy / "gold.jsonl", messy / "pred.jsonl"
     memory, stream = tmp_path / "memory", tmp_path / "stream"
@@ -52,6 +54,7 @@ def test_small_blocks_mix_whole_block_and_line_by_line_paths(tmp_path, monkeypat
 @pytest.mark.parametrize("side", ["gold", "pred"])
 def test_duplicate_id_in_a_clean_block_names_both_lines(tmp_path, monkeypatch, side, block) -> None:
     monkeypatch.setattr("voxeval.io._jsonl.READ_BLOCK", block)
+    monkeypatch.setattr("voxeval.run._score_rows.WORKERS_FROM_BYTES", 0)  # errors found in file order all the same
     golds = [gold_row(f"g{k}", [("Answer", 1.0)]) for k in range(40)]
     preds = [pred_row(g["id"], [("Inform", 0.5)]) for g in golds]
     rows = golds if side == "gold" else preds

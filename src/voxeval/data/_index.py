@@ -7,10 +7,11 @@ same lines with the same messages: a row the fast path does not accept is parsed
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -142,13 +143,35 @@ def block_of(rows: list[RawActs]) -> ActsBlock:
     )
 
 
-def load_gold_index(path: str | Path) -> GoldIndex:
+LineBlock = tuple[int, int, list[bytes], bool]
+"""What :func:`~voxeval.io._jsonl.iter_line_blocks` yields: first line number, its offset, lines, terminated."""
+BlockDecoder = Callable[[Callable[[list[bytes]], "ActsBlock | None"], Iterable[LineBlock]], Iterable[Any]]
+"""Maps a block decoder over line blocks, giving ``(line block, decoded)`` in order (possibly in other processes)."""
+
+
+SUB_BLOCK = 4096
+"""Lines decoded (and later scored) together: small enough that a block's objects stay a few megabytes."""
+
+
+def line_blocks(path: str | Path) -> Iterator[LineBlock]:
+    """:func:`~voxeval.io._jsonl.iter_line_blocks` cut into pieces of at most :data:`SUB_BLOCK` lines."""
+    for first, offset, lines, terminated in iter_line_blocks(path):
+        for k in range(0, len(lines), SUB_BLOCK):
+            piece = lines[k : k + SUB_BLOCK]
+            yield first + k, offset, piece, terminated or k + SUB_BLOCK < len(lines)
+            offset += sum(map(len, piece)) + len(piece)
+
+
+def _inline(decode: Callable[[list[bytes]], ActsBlock | None], blocks: Iterable[LineBlock]) -> Iterator[Any]:
+    return ((block, decode(block[2])) for block in blocks)
+
+
+def load_gold_index(path: str | Path, decoder: BlockDecoder = _inline) -> GoldIndex:
     """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty."""
     name = str(path)
     gold = _GoldArrays(name)
-    for first, offset, block, terminated in iter_line_blocks(path):
+    for (first, offset, block, terminated), columns in decoder(gold_block, line_blocks(path)):
         starts = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
-        columns = gold_block(block)
         if columns is None or not gold.add_fast(first, starts, columns):
             gold.add_lines(first, starts, block, b"\n" if terminated else b"")
     if not gold.ids:
@@ -195,11 +218,11 @@ class PredictionBlock:
         return _parsed(pred.id, pred.acts, pred.failure)
 
 
-def iter_prediction_blocks(path: str | Path) -> Iterator[PredictionBlock]:
+def iter_prediction_blocks(path: str | Path, decoder: BlockDecoder = _inline) -> Iterator[PredictionBlock]:
     """A prediction file a block at a time; where ``columns`` is ``None`` the caller parses line by line, in order."""
-    for first, offset, block, terminated in iter_line_blocks(path):
+    for (first, offset, block, terminated), columns in decoder(prediction_block, line_blocks(path)):
         offsets = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
-        yield PredictionBlock(str(path), first, offsets, prediction_block(block), block, b"\n" if terminated else b"")
+        yield PredictionBlock(str(path), first, offsets, columns, block, b"\n" if terminated else b"")
 
 
 def prediction_at(path: str | Path, line: int, offset: int) -> Prediction:

@@ -3,6 +3,8 @@
 Gold is held as arrays (:class:`~voxeval.data._index.GoldIndex`), predictions stream in batches through the
 numpy kernel, and each batch's rows are appended to a spill file next to the outputs, which becomes
 ``scores.jsonl`` (in gold order) at the end. Only per-sample numbers (a few arrays) grow with the input.
+On a large input, decoding blocks and scoring batches run in two worker processes (:mod:`._score_rows`);
+this process keeps the state, checks ids and writes, in file order, so outputs and errors do not change.
 """
 
 from __future__ import annotations
@@ -11,16 +13,16 @@ import contextlib
 import gc
 import os
 import tempfile
+from collections import deque
 from collections.abc import Iterator, Sequence
-from itertools import accumulate, chain
+from itertools import chain
 from pathlib import Path
 from typing import IO, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from voxeval.acts import LABELS, Acts, Step
-from voxeval.data import atomic_write_json, atomic_write_text, dumps
+from voxeval.data import atomic_write_json, atomic_write_text
 from voxeval.data._fast import ActsBlock
 from voxeval.data._index import (
     GoldIndex,
@@ -28,96 +30,57 @@ from voxeval.data._index import (
     block_of,
     iter_prediction_blocks,
     load_gold_index,
-    normalised,
     prediction_at,
 )
 from voxeval.errors import InputError, Location
-from voxeval.metrics import Summary, batch_rows, pad, score_batch, score_sample, summary_of
+from voxeval.metrics import Summary, score_sample, summary_of
 from voxeval.report import Representative, TableRow, render_markdown
+from voxeval.run._score_rows import COLUMNS, Lanes, Pending, Scored, lanes, score_rows, take
 
 BATCH = 4096
-"""Predictions scored per numpy batch."""
-KERNEL_MAX = 12
-"""Pairs with a sequence longer than this are scored one by one (a batch pads to its longest sequence)."""
-_LENGTH_GROUPS = ((0, 3), (3, 6), (6, KERNEL_MAX), (KERNEL_MAX, 1 << 62))
+"""Missing predictions scored per batch (predictions are scored a file block at a time)."""
 _NONE, _SCORED, _FAILED = 0, 1, 2
-F64 = npt.NDArray[np.float64]
-_Scored = tuple[bytes, npt.NDArray[np.int64], F64]
-"""Rows of a batch (UTF-8, in batch order), where each ends, and their ``_COLUMNS`` values."""
-_Flat = tuple[npt.NDArray[np.int8], npt.NDArray[np.float64], npt.NDArray[np.int64]]
-"""Prediction acts of a batch: concatenated label codes, normalised weights, and each pair's length."""
-_COLUMNS = ("wlcs", "gold_coverage", "wed", "deletion", "insertion", "substitution")
 
 
 class _Stream:
     """State of one scoring: per-gold arrays, the spill file of rows, failures and extra ids."""
 
-    def __init__(self, gold: GoldIndex, spill: IO[bytes]) -> None:
+    def __init__(self, gold: GoldIndex, spill: IO[bytes], workers: Lanes) -> None:
         n = len(gold)
-        self.gold, self.spill = gold, spill
+        self.gold, self.spill, self.workers = gold, spill, workers
         self.status = np.zeros(n, dtype=np.int8)
         self.pred_line = np.zeros(n, dtype=np.int64)
         self.pred_offset = np.zeros(n, dtype=np.int64)
         self.row_offset = np.zeros(n, dtype=np.int64)
         self.row_length = np.zeros(n, dtype=np.int64)
-        self.values = np.zeros((len(_COLUMNS), n))
+        self.values = np.zeros((len(COLUMNS), n))
         self.failures: dict[int, str] = {}
         self.extra: dict[str, int] = {}
         self.written = 0
         self.ids = list(gold.ids)
         self.gold_lengths = np.diff(gold.starts)
+        self.pending: deque[tuple[npt.NDArray[np.int64], Pending[Scored]]] = deque()
 
     def flush(self, pos: npt.NDArray[np.int64], block: ActsBlock, missing: npt.NDArray[np.bool_]) -> None:
-        """Score a batch of (gold position, prediction row) pairs and spill its rows; ``missing``: no prediction."""
+        """Score a batch of (gold position, prediction row) pairs; ``missing``: no prediction. Spilled in order."""
         if not pos.size:
             return
-        weights = normalised(block.weights, block.totals, block.lengths)
-        g_len, p_len = self.gold_lengths[pos], block.lengths
-        p_start = np.cumsum(p_len) - p_len
-        # A batch pads to its longest sequences, so pairs go in groups of similar length; long ones one by one.
-        longest = np.maximum(g_len, p_len)
-        rows: list[bytes] = [b""] * pos.size
-        lengths = np.zeros(pos.size, dtype=np.int64)
-        values = np.zeros((len(_COLUMNS), pos.size))
-        for lo, hi in _LENGTH_GROUPS:
-            part = np.flatnonzero((longest > lo) & (longest <= hi))
-            if part.size:
-                take = _take(p_start[part], p_len[part])
-                pred = (block.codes[take], weights[take], p_len[part])
-                score = self._kernel if hi <= KERNEL_MAX else self._scalar
-                data, ends, values[:, part] = score(pos[part], pred, missing[part])
-                lengths[part] = np.diff(ends, prepend=0)
-                if part.size == pos.size:
-                    rows = [data]
-                else:  # back into batch order, so that rows in gold order stay so
-                    cuts = map(slice, (ends - lengths[part]).tolist(), ends.tolist())
-                    list(map(rows.__setitem__, part.tolist(), map(data.__getitem__, cuts)))
-        self._spill(pos, b"".join(rows), lengths, values)
-
-    def _kernel(self, pos: npt.NDArray[np.int64], pred_acts: _Flat, missing: npt.NDArray[np.bool_]) -> _Scored:
         g_len = self.gold_lengths[pos]
-        take = _take(self.gold.starts[pos], g_len)
-        gold = pad(self.gold.codes[take], self.gold.weights[take], g_len, fill=-1)
-        pred = pad(*pred_acts, fill=-2)
-        scores = score_batch(gold, pred)
-        rows = batch_rows(list(map(self.ids.__getitem__, pos.tolist())), scores, missing.tolist())
-        values = [scores.wlcs, scores.gold_coverage, rows.wed, rows.deletion, rows.insertion, rows.substitution]
-        return rows.data, rows.ends, np.asarray(values)
+        at = take(self.gold.starts[pos], g_len)
+        gold = (self.gold.codes[at], self.gold.weights[at], g_len)
+        ids = list(map(self.ids.__getitem__, pos.tolist()))
+        self.pending.append((pos, self.workers.submit(score_rows, ids, gold, block, missing)))
+        while len(self.pending) > self.workers.window:
+            self._land()
 
-    def _scalar(self, pos: npt.NDArray[np.int64], pred_acts: _Flat, missing: npt.NDArray[np.bool_]) -> _Scored:
-        text, values = [], []
-        codes, weights, lengths = pred_acts[0].tolist(), pred_acts[1].tolist(), pred_acts[2].tolist()
-        for p, miss, end, n in zip(pos.tolist(), missing.tolist(), accumulate(lengths), lengths, strict=True):
-            pred = tuple(Step(LABELS[c], w) for c, w in zip(codes[end - n : end], weights[end - n : end], strict=True))
-            score = score_sample(self.ids[p], self._gold_acts(p), pred, missing=miss)
-            text.append(dumps(score.to_json()) + "\n")
-            e = score.edit
-            values.append([score.wlcs, score.gold_coverage, e.total, e.deletion, e.insertion, e.substitution])
-        data = "".join(text).encode("utf-8")
-        row_ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1  # JSON escapes every newline
-        return data, row_ends, np.asarray(values).T
+    def drain(self) -> None:
+        """Spill every batch still being scored."""
+        while self.pending:
+            self._land()
 
-    def _spill(self, pos: npt.NDArray[np.int64], data: bytes, lengths: npt.NDArray[np.int64], values: F64) -> None:
+    def _land(self) -> None:
+        pos, result = self.pending.popleft()
+        data, lengths, values = result.get()
         self.row_offset[pos] = self.written + np.cumsum(lengths) - lengths
         self.row_length[pos] = lengths
         self.values[:, pos] = values
@@ -125,21 +88,11 @@ class _Stream:
         self.spill.write(data)
         self.written += len(data)
 
-    def _gold_acts(self, position: int) -> Acts:
-        lo, hi = int(self.gold.starts[position]), int(self.gold.starts[position + 1])
-        codes, weights = self.gold.codes[lo:hi].tolist(), self.gold.weights[lo:hi].tolist()
-        return tuple(Step(LABELS[c], w) for c, w in zip(codes, weights, strict=True))
-
-
-def _take(starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """Indices of the concatenated runs ``[start, start + length)`` of a flat array."""
-    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
-
 
 def _subset(block: ActsBlock, rows: npt.NDArray[np.int64]) -> ActsBlock:
-    take = _take((np.cumsum(block.lengths) - block.lengths)[rows], block.lengths[rows])
+    at = take((np.cumsum(block.lengths) - block.lengths)[rows], block.lengths[rows])
     ids = [block.ids[k] for k in rows.tolist()]
-    return ActsBlock(ids, block.lengths[rows], block.codes[take], block.weights[take], block.totals[rows], {})
+    return ActsBlock(ids, block.lengths[rows], block.codes[at], block.weights[at], block.totals[rows], {})
 
 
 _Taken = tuple[npt.NDArray[np.int64], ActsBlock, npt.NDArray[np.bool_]]
@@ -194,9 +147,10 @@ def _take_lines(stream: _Stream, block: PredictionBlock) -> _Taken:
 
 
 def _read_predictions(stream: _Stream, pred_path: Path) -> None:
-    for block in iter_prediction_blocks(pred_path):
+    for block in iter_prediction_blocks(pred_path, stream.workers.decoder):
         taken = None if block.columns is None else _take_columns(stream, block, block.columns)
         stream.flush(*(taken or _take_lines(stream, block)))
+    stream.drain()  # every row's status is known from here on
 
 
 def _score_absent(stream: _Stream) -> None:
@@ -208,6 +162,7 @@ def _score_absent(stream: _Stream) -> None:
         ids = list(map(stream.ids.__getitem__, pos.tolist()))
         block = ActsBlock(ids, empty, np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(pos.size), {})
         stream.flush(pos, block, np.ones(pos.size, dtype=bool))
+    stream.drain()
 
 
 def _write_in_gold_order(stream: _Stream, spill: IO[bytes], target: Path) -> None:
@@ -263,7 +218,7 @@ def _summary(stream: _Stream) -> Summary:
     keep = stream.status == _SCORED
     missing = np.flatnonzero(keep & (stream.pred_line == 0)).tolist()
     every = bool(keep.all())
-    columns = [_Chunked(stream.values[k] if every else stream.values[k, keep]) for k in range(len(_COLUMNS))]
+    columns = [_Chunked(stream.values[k] if every else stream.values[k, keep]) for k in range(len(COLUMNS))]
     excluded = {stream.ids[p]: stream.failures[p] for p in sorted(stream.failures)}
     return summary_of(*columns, missing_ids=tuple(stream.ids[p] for p in missing), excluded=excluded)
 
@@ -283,7 +238,7 @@ def _representatives(stream: _Stream, pred_path: Path, system: str) -> list[Repr
     if not keep.size:
         return reps
     for name, column, largest in _PICKS:
-        values = stream.values[_COLUMNS.index(column), keep]
+        values = stream.values[COLUMNS.index(column), keep]
         at = int(np.argmax(values) if largest else np.argmin(values))  # the first of equals: dataset order
         if largest and values[at] == 0.0:
             continue
@@ -319,13 +274,29 @@ def score_files(
 def _score_files(
     gold_path: Path, pred_path: Path, out_dir: Path, *, dataset: str, system: str, ignore_extra: bool
 ) -> TableRow:
-    gold = load_gold_index(gold_path)
+    with lanes(_size(gold_path) + _size(pred_path)) as workers:
+        gold = load_gold_index(gold_path, workers.decoder)
+        return _score_against(
+            gold, pred_path, out_dir, workers, dataset=dataset, system=system, ignore_extra=ignore_extra
+        )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # missing or unreadable: the reader reports it
+        return 0
+
+
+def _score_against(
+    gold: GoldIndex, pred_path: Path, out_dir: Path, workers: Lanes, *, dataset: str, system: str, ignore_extra: bool
+) -> TableRow:
     created = [p for p in (out_dir, *out_dir.parents) if not p.exists()]
     out_dir.mkdir(parents=True, exist_ok=True)
     spill = tempfile.NamedTemporaryFile(prefix=".scores.spill.", dir=out_dir, delete=False)  # noqa: SIM115
     try:
         with spill:
-            stream = _Stream(gold, spill)
+            stream = _Stream(gold, spill, workers)
             _read_predictions(stream, pred_path)
             if stream.extra and not ignore_extra:
                 raise InputError(
