@@ -6,6 +6,7 @@ same lines with the same messages: a row the fast path does not accept is parsed
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -145,10 +146,9 @@ def block_of(rows: list[RawActs]) -> ActsBlock:
 
 LineBlock = tuple[int, int, list[bytes], bool]
 """What :func:`~voxeval.io._jsonl.iter_line_blocks` yields: first line number, its offset, lines, terminated."""
-BlockDecoder = Callable[[Callable[[list[bytes]], "ActsBlock | None"], Iterable[LineBlock]], Iterable[Any]]
-"""Maps a block decoder over line blocks, giving ``(line block, decoded)`` in order (possibly in other processes)."""
-
-
+Decode = Callable[[list[bytes]], "ActsBlock | None"]
+BlockDecoder = Callable[[Decode, str, Iterable[LineBlock]], Iterable[Any]]
+"""Maps a block decoder over a file's line blocks, giving ``(line block, decoded)`` in order (maybe elsewhere)."""
 SUB_BLOCK = 4096
 """Lines decoded (and later scored) together: small enough that a block's objects stay a few megabytes."""
 
@@ -162,7 +162,20 @@ def line_blocks(path: str | Path) -> Iterator[LineBlock]:
             offset += sum(map(len, piece)) + len(piece)
 
 
-def _inline(decode: Callable[[list[bytes]], ActsBlock | None], blocks: Iterable[LineBlock]) -> Iterator[Any]:
+def decode_range(decode: Decode, path: str, offset: int, size: int, count: int) -> ActsBlock | None:
+    """``decode`` over the ``count`` lines at ``[offset, offset + size)`` of ``path``, read here (in a worker).
+
+    ``None`` when the bytes are not the expected lines any more (the file changed): the caller goes line by line.
+    """
+    with open(path, "rb") as handle:
+        data = os.pread(handle.fileno(), size, offset)
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return decode(lines) if len(lines) == count and len(data) == size else None
+
+
+def _inline(decode: Decode, path: str, blocks: Iterable[LineBlock]) -> Iterator[Any]:
     return ((block, decode(block[2])) for block in blocks)
 
 
@@ -170,7 +183,7 @@ def load_gold_index(path: str | Path, decoder: BlockDecoder = _inline) -> GoldIn
     """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty."""
     name = str(path)
     gold = _GoldArrays(name)
-    for (first, offset, block, terminated), columns in decoder(gold_block, line_blocks(path)):
+    for (first, offset, block, terminated), columns in decoder(gold_block, name, line_blocks(path)):
         starts = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
         if columns is None or not gold.add_fast(first, starts, columns):
             gold.add_lines(first, starts, block, b"\n" if terminated else b"")
@@ -220,7 +233,7 @@ class PredictionBlock:
 
 def iter_prediction_blocks(path: str | Path, decoder: BlockDecoder = _inline) -> Iterator[PredictionBlock]:
     """A prediction file a block at a time; where ``columns`` is ``None`` the caller parses line by line, in order."""
-    for (first, offset, block, terminated), columns in decoder(prediction_block, line_blocks(path)):
+    for (first, offset, block, terminated), columns in decoder(prediction_block, str(path), line_blocks(path)):
         offsets = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
         yield PredictionBlock(str(path), first, offsets, columns, block, b"\n" if terminated else b"")
 

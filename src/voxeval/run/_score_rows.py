@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import accumulate
 from multiprocessing.pool import Pool
-from operator import itemgetter
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy.typing as npt
 from voxeval.acts import LABELS, Step
 from voxeval.data import dumps
 from voxeval.data._fast import ActsBlock
-from voxeval.data._index import normalised
+from voxeval.data._index import Decode, LineBlock, decode_range, normalised
 from voxeval.metrics import batch_rows, pad, score_batch, score_sample
 
 KERNEL_MAX = 12
@@ -133,21 +132,29 @@ class Lanes:
         """Start ``fn(*args)``; inline, it has already run."""
         return _Done(fn(*args)) if self.pool is None else self.pool.apply_async(fn, args)
 
-    def decoder(self, fn: Callable[[list[bytes]], T], blocks: Iterable[Any]) -> Iterator[tuple[Any, T]]:
-        """A :data:`~voxeval.data._index.BlockDecoder`: ``fn`` over each line block's lines."""
-        return self.map(fn, blocks, key=itemgetter(2))
+    def decoder(self, decode: Decode, path: str, blocks: Iterable[LineBlock]) -> Iterator[tuple[LineBlock, Any]]:
+        """A :data:`~voxeval.data._index.BlockDecoder`; a worker reads its block from the file itself."""
+        if self.pool is None:
+            return ((block, decode(block[2])) for block in blocks)
+        return self.map(decode_range, blocks, key=lambda block: (decode, path, *_extent(block)))
 
-    def map(self, fn: Callable[[Any], T], items: Iterable[Any], key: Callable[[Any], Any]) -> Iterator[tuple[Any, T]]:
-        """``(item, fn(key(item)))`` for each item, in order, with up to ``window`` calls running ahead."""
+    def map(self, fn: Callable[..., T], items: Iterable[Any], key: Callable[[Any], tuple[Any, ...]]) -> Iterator[Any]:
+        """``(item, fn(*key(item)))`` for each item, in order, with up to ``window`` calls running ahead."""
         pending: deque[tuple[Any, Pending[T]]] = deque()
         for item in items:
-            pending.append((item, self.submit(fn, key(item))))
+            pending.append((item, self.submit(fn, *key(item))))
             if len(pending) > self.window:
                 done, result = pending.popleft()
                 yield done, result.get()
         while pending:
             done, result = pending.popleft()
             yield done, result.get()
+
+
+def _extent(block: LineBlock) -> tuple[int, int, int]:
+    """Offset, size in bytes (newlines included) and number of lines of a line block."""
+    _, offset, lines, terminated = block
+    return offset, sum(map(len, lines)) + len(lines) - (0 if terminated else 1), len(lines)
 
 
 @contextmanager
