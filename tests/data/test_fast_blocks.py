@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from voxeval.data._fast import fast_gold, fast_prediction, gold_block, prediction_block
+from voxeval.data._index import decode_range
 
 MESSY = Path(__file__).parents[1] / "cli" / "data" / "score_identity" / "messy"
 
@@ -47,3 +48,22 @@ def test_one_odd_line_sends_the_block_line_by_line(raw) -> None:
     ok = b'{"id": "z", "steps": [{"act": "Inform", "importance": 1}]}'
     assert prediction_block([ok]) is not None
     assert prediction_block([ok, raw, ok]) is None
+
+
+def test_a_worker_reads_the_same_lines_or_declines(tmp_path) -> None:
+    lines = [
+        b'{"id": "a", "steps": [{"act": "Inform", "importance": 1}]}',
+        b'{"id": "b", "steps": []}',
+        b'{"id": "c", "status": "failed", "error": "x"}',
+    ]
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    size = path.stat().st_size
+    whole, direct = decode_range(prediction_block, str(path), 0, size, 3), prediction_block(lines)
+    assert whole is not None and direct is not None
+    assert whole.ids == direct.ids and whole.failures == direct.failures
+    assert whole.codes.tolist() == direct.codes.tolist() and whole.weights.tolist() == direct.weights.tolist()
+    tail = decode_range(prediction_block, str(path), len(lines[0]) + 1, size - len(lines[0]) - 1, 2)
+    assert tail is not None and tail.ids == ["b", "c"] and tail.failures == {1: "x"}
+    assert decode_range(prediction_block, str(path), 0, size, 2) is None  # not the lines the reader saw
+    assert decode_range(prediction_block, str(path), 0, size + 10, 3) is None  # the file is shorter now
