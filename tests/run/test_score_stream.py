@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import gold_row, pred_row, write_jsonl
 from voxeval.acts import LABELS
 from voxeval.data import load_gold, load_predictions
+from voxeval.errors import InputError
 from voxeval.run import score_predictions, write_score_outputs
 from voxeval.run._score_stream import score_files
 
@@ -29,3 +33,37 @@ def test_stream_equals_in_memory(tmp_path) -> None:
     for name in ("scores.jsonl", "summary.json", "report.md"):
         assert (stream / name).read_bytes() == (memory / name).read_bytes(), name
     assert not [p for p in stream.iterdir() if p.name.startswith(".")], "no spill file left behind"
+
+
+@pytest.mark.parametrize("workers", [False, True], ids=["inline", "worker processes"])
+def test_small_blocks_mix_whole_block_and_line_by_line_paths(tmp_path, monkeypatch, workers) -> None:
+    """Blocks of a few lines: clean ones go through the columnar path, odd ones line by line; same outputs."""
+    monkeypatch.setattr("voxeval.io._jsonl.READ_BLOCK", 700)
+    monkeypatch.setattr("voxeval.run._score_rows.WORKERS_FROM_BYTES", 0 if workers else 1 << 62)
+    messy = Path(__file__).parents[1] / "cli" / "data" / "score_identity" / "messy"
+    gold, pred = messy / "gold.jsonl", messy / "pred.jsonl"
+    memory, stream = tmp_path / "memory", tmp_path / "stream"
+    scored = score_predictions(load_gold(gold), load_predictions(pred), dataset="d", system="s")
+    write_score_outputs(memory, [scored])
+    score_files(gold, pred, stream, dataset="d", system="s")
+    for name in ("scores.jsonl", "summary.json", "report.md"):
+        assert (stream / name).read_bytes() == (memory / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("block", [400, 1 << 22], ids=["later block", "same block"])
+@pytest.mark.parametrize("side", ["gold", "pred"])
+def test_duplicate_id_in_a_clean_block_names_both_lines(tmp_path, monkeypatch, side, block) -> None:
+    monkeypatch.setattr("voxeval.io._jsonl.READ_BLOCK", block)
+    monkeypatch.setattr("voxeval.run._score_rows.WORKERS_FROM_BYTES", 0)  # errors found in file order all the same
+    golds = [gold_row(f"g{k}", [("Answer", 1.0)]) for k in range(40)]
+    preds = [pred_row(g["id"], [("Inform", 0.5)]) for g in golds]
+    rows = golds if side == "gold" else preds
+    rows.append(dict(rows[2]))  # line 41 repeats line 3, several blocks later
+    gold, pred = write_jsonl(tmp_path / "g.jsonl", golds), write_jsonl(tmp_path / "p.jsonl", preds)
+    with pytest.raises(InputError) as streamed:
+        score_files(gold, pred, tmp_path / "out", dataset="d", system="s")
+    with pytest.raises(InputError) as loaded:
+        load_gold(gold) if side == "gold" else load_predictions(pred)
+    assert str(streamed.value) == str(loaded.value)
+    assert ".jsonl:41, field id:" in str(streamed.value) and "first on line 3" in str(streamed.value)
+    assert not (tmp_path / "out").exists()

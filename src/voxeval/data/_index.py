@@ -6,17 +6,19 @@ same lines with the same messages: a row the fast path does not accept is parsed
 
 from __future__ import annotations
 
+import os
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from voxeval.acts import Acts
-from voxeval.data._fast import LABEL_CODES, RawActs, fast_gold, fast_prediction
+from voxeval.data._fast import LABEL_CODES, ActsBlock, RawActs, fast_gold, fast_prediction, gold_block, prediction_block
 from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_prediction
 from voxeval.errors import InputError, Location
 from voxeval.io._jsonl import BLANK_START, decode_line, iter_line_blocks
@@ -71,51 +73,137 @@ def read_line_at(path: str | Path, offset: int) -> bytes:
         return handle.readline()
 
 
-def load_gold_index(path: str | Path) -> GoldIndex:
-    """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty."""
-    name = str(path)
-    ids: dict[str, int] = {}
-    codes, weights, totals, lengths = array("b"), array("d"), array("d"), array("q")
-    lines, offsets = array("q"), array("q")
-    for first, offset, block, terminated in iter_line_blocks(path):
-        newline = b"\n" if terminated else b""
-        starts = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
-        for k, raw in enumerate(block):
+class _GoldArrays:
+    """The growing arrays of :func:`load_gold_index` (normalised a block at a time: no whole-file temporaries)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ids: dict[str, int] = {}
+        self.codes, self.weights, self.lengths = array("b"), array("d"), array("q")
+        self.lines, self.offsets = array("q"), array("q")
+
+    def _append(self, block: ActsBlock, lines: npt.ArrayLike, offsets: npt.ArrayLike) -> None:
+        """Append the arrays of a block whose ids are already in ``ids``."""
+        self.codes.frombytes(block.codes.tobytes())
+        self.weights.frombytes(normalised(block.weights, block.totals, block.lengths).tobytes())
+        self.lengths.frombytes(block.lengths.tobytes())
+        self.lines.frombytes(np.asarray(lines, dtype=np.int64).tobytes())
+        self.offsets.frombytes(np.asarray(offsets, dtype=np.int64).tobytes())
+
+    def add_fast(self, first: int, starts: list[int], block: ActsBlock) -> bool:
+        """Append a block the fast path decoded whole, unless an id repeats (then the caller goes line by line)."""
+        n, base = len(block.ids), len(self.lengths)
+        positions = range(base, base + n)
+        # setdefault keeps an earlier position: any difference from `positions` is a repeated id.
+        if list(map(self.ids.setdefault, block.ids, positions)) != list(positions):
+            for sample_id in block.ids:  # take this block's entries back out; the line-by-line pass reports
+                if self.ids.get(sample_id, -1) >= base:
+                    del self.ids[sample_id]
+            return False
+        self._append(block, np.arange(first, first + n), starts[:n])
+        return True
+
+    def add_lines(self, first: int, starts: list[int], raw_lines: list[bytes], newline: bytes) -> None:
+        """Append a block line by line: blank lines skipped, odd rows through the full parser, errors in order."""
+        rows: list[RawActs] = []
+        lines: list[int] = []
+        seen: dict[str, int] = {}
+        for k, raw in enumerate(raw_lines):
             acts = fast_gold(raw)
             if acts is None:
                 if not raw or (raw[0] in BLANK_START and not raw.strip()):
                     continue
-                where = Location(name, first + k)
+                where = Location(self.name, first + k)
                 sample = parse_gold(decode_line(raw + newline, where), where)
                 acts = _parsed(sample.id, sample.acts)
-            sample_id, row_codes, row_weights, total, _ = acts
-            if sample_id in ids:
-                line = lines[ids[sample_id]]
-                raise InputError(Location(name, first + k, "id"), f"duplicate id {sample_id!r} (first on line {line})")
-            ids[sample_id] = len(lines)
-            codes.extend(row_codes)
-            weights.extend(row_weights)
-            totals.append(total)
-            lengths.append(len(row_codes))
+            sample_id = acts[0]
+            before = self.lines[self.ids[sample_id]] if sample_id in self.ids else seen.get(sample_id)
+            if before is not None:
+                where = Location(self.name, first + k, "id")
+                raise InputError(where, f"duplicate id {sample_id!r} (first on line {before})")
+            seen[sample_id] = first + k
+            rows.append(acts)
             lines.append(first + k)
-            offsets.append(starts[k])
-    if not ids:
+        if rows:
+            base = len(self.lengths)
+            self.ids.update(zip(seen, range(base, base + len(rows)), strict=True))
+            self._append(block_of(rows), lines, [starts[line - first] for line in lines])
+
+
+def block_of(rows: list[RawActs]) -> ActsBlock:
+    """Rows decoded one by one, in columns."""
+    lengths = np.fromiter((len(r[1]) for r in rows), dtype=np.int64, count=len(rows))
+    failures = {k: r[4] for k, r in enumerate(rows) if r[4] is not None}
+    return ActsBlock(
+        [r[0] for r in rows],
+        lengths,
+        np.array([c for r in rows for c in r[1]], dtype=np.int8),
+        np.array([w for r in rows for w in r[2]], dtype=np.float64),
+        np.array([r[3] for r in rows], dtype=np.float64),
+        failures,
+    )
+
+
+LineBlock = tuple[int, int, list[bytes], bool]
+"""What :func:`~voxeval.io._jsonl.iter_line_blocks` yields: first line number, its offset, lines, terminated."""
+Decode = Callable[[list[bytes]], "ActsBlock | None"]
+BlockDecoder = Callable[[Decode, str, Iterable[LineBlock]], Iterable[Any]]
+"""Maps a block decoder over a file's line blocks, giving ``(line block, decoded)`` in order (maybe elsewhere)."""
+SUB_BLOCK = 4096
+"""Lines decoded (and later scored) together: small enough that a block's objects stay a few megabytes."""
+
+
+def line_blocks(path: str | Path) -> Iterator[LineBlock]:
+    """:func:`~voxeval.io._jsonl.iter_line_blocks` cut into pieces of at most :data:`SUB_BLOCK` lines."""
+    for first, offset, lines, terminated in iter_line_blocks(path):
+        for k in range(0, len(lines), SUB_BLOCK):
+            piece = lines[k : k + SUB_BLOCK]
+            yield first + k, offset, piece, terminated or k + SUB_BLOCK < len(lines)
+            offset += sum(map(len, piece)) + len(piece)
+
+
+def decode_range(decode: Decode, path: str, offset: int, size: int, count: int) -> ActsBlock | None:
+    """``decode`` over the ``count`` lines at ``[offset, offset + size)`` of ``path``, read here (in a worker).
+
+    ``None`` when the bytes are not the expected lines any more (the file changed): the caller goes line by line.
+    """
+    with open(path, "rb") as handle:
+        data = os.pread(handle.fileno(), size, offset)
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return decode(lines) if len(lines) == count and len(data) == size else None
+
+
+def _inline(decode: Decode, path: str, blocks: Iterable[LineBlock]) -> Iterator[Any]:
+    return ((block, decode(block[2])) for block in blocks)
+
+
+def load_gold_index(path: str | Path, decoder: BlockDecoder = _inline) -> GoldIndex:
+    """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty."""
+    name = str(path)
+    gold = _GoldArrays(name)
+    for (first, offset, block, terminated), columns in decoder(gold_block, name, line_blocks(path)):
+        starts = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
+        if columns is None or not gold.add_fast(first, starts, columns):
+            gold.add_lines(first, starts, block, b"\n" if terminated else b"")
+    if not gold.ids:
         raise InputError(Location(name), "no rows: a gold file needs at least one sample")
-    n = np.frombuffer(lengths, dtype=np.int64)
+    n = np.frombuffer(gold.lengths, dtype=np.int64)
     return GoldIndex(
         name,
-        ids,
-        np.frombuffer(codes, dtype=np.int8),
-        normalised(np.frombuffer(weights), np.frombuffer(totals), n),
+        gold.ids,
+        np.frombuffer(gold.codes, dtype=np.int8),
+        np.frombuffer(gold.weights),
         np.concatenate(([0], np.cumsum(n))),
-        np.frombuffer(lines, dtype=np.int64),
-        np.frombuffer(offsets, dtype=np.int64),
+        np.frombuffer(gold.lines, dtype=np.int64),
+        np.frombuffer(gold.offsets, dtype=np.int64),
     )
 
 
 @dataclass(frozen=True)
 class PredictionBlock:
-    """Consecutive lines of a prediction file, decoded by the fast path where it could."""
+    """Consecutive lines of a prediction file, decoded whole by the fast path where it could."""
 
     path: str
     """The prediction file."""
@@ -123,16 +211,19 @@ class PredictionBlock:
     """Line number of the first line."""
     offsets: list[int]
     """Byte offset of each line."""
-    acts: list[RawActs | None]
-    """Each line's acts (weights not yet normalised); ``None`` where the fast path did not accept the line."""
+    columns: ActsBlock | None
+    """Every line's acts (weights not yet normalised); ``None`` unless every line is a valid row."""
     lines: list[bytes]
     """The lines, without newline."""
     newline: bytes
     """What ended the lines (``b""`` only for an unterminated last line)."""
 
     def parse(self, k: int) -> RawActs | None:
-        """Line ``k`` through the full parser: its acts, ``None`` for a blank line, or the user's error."""
+        """Line ``k``: its acts, ``None`` for a blank line, or the user's error (from the full parser)."""
         raw = self.lines[k]
+        acts = fast_prediction(raw)
+        if acts is not None:
+            return acts
         if not raw or (raw[0] in BLANK_START and not raw.strip()):
             return None
         where = Location(self.path, self.first + k)
@@ -140,13 +231,11 @@ class PredictionBlock:
         return _parsed(pred.id, pred.acts, pred.failure)
 
 
-def iter_prediction_blocks(path: str | Path) -> Iterator[PredictionBlock]:
-    """A prediction file a block at a time; the caller walks each block in order, parsing ``None`` entries."""
-    for first, offset, block, terminated in iter_line_blocks(path):
+def iter_prediction_blocks(path: str | Path, decoder: BlockDecoder = _inline) -> Iterator[PredictionBlock]:
+    """A prediction file a block at a time; where ``columns`` is ``None`` the caller parses line by line, in order."""
+    for (first, offset, block, terminated), columns in decoder(prediction_block, str(path), line_blocks(path)):
         offsets = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
-        yield PredictionBlock(
-            str(path), first, offsets, list(map(fast_prediction, block)), block, b"\n" if terminated else b""
-        )
+        yield PredictionBlock(str(path), first, offsets, columns, block, b"\n" if terminated else b"")
 
 
 def prediction_at(path: str | Path, line: int, offset: int) -> Prediction:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from voxeval.acts import Acts
@@ -65,7 +67,8 @@ def _std(values: Sequence[float]) -> float | None:
     mean = _mean(values)
     if mean is None:
         return None
-    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+    # map(pow, ...) is (v - mean) ** 2 for each v, the same float operations, without a Python frame per value.
+    return math.sqrt(math.fsum(map(pow, map(operator.sub, values, repeat(mean)), repeat(2))) / len(values))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
-from voxeval.metrics._batch import F64, OP_DELETION, OP_INSERTION, OP_SUBSTITUTION, BatchScores
+from voxeval.metrics._batch import F64, I64, OP_DELETION, OP_INSERTION, OP_SUBSTITUTION, BatchScores
 
 _encode_str = json.encoder.encode_basestring  # what dumps(..., ensure_ascii=False) uses for a str
 _ENCODE = msgspec.json.Encoder().encode
@@ -45,8 +45,10 @@ _PREFIX = _prefixes()
 class BatchRows:
     """Row texts and the per-pair numbers of one scored batch."""
 
-    text: list[str]
-    """One ``scores.jsonl`` line per pair, newline included."""
+    data: bytes
+    """The ``scores.jsonl`` lines of the batch, in batch order, UTF-8, each ending with a newline."""
+    ends: I64
+    """Where each row ends in ``data`` (one past its newline)."""
     wed: F64
     """WED totals (deletion + insertion + substitution)."""
     deletion: F64
@@ -55,6 +57,12 @@ class BatchRows:
     """Insertion costs along each path."""
     substitution: F64
     """Substitution costs along each path."""
+
+    @property
+    def text(self) -> list[str]:
+        """Each row as a string, newline included."""
+        starts = [0, *self.ends[:-1].tolist()]
+        return [self.data[lo:hi].decode("utf-8") for lo, hi in zip(starts, self.ends.tolist(), strict=True)]
 
 
 def _forward(scores: BatchScores) -> tuple[np.ndarray, np.ndarray]:
@@ -115,25 +123,60 @@ def _sums(scores: BatchScores, kind: np.ndarray, cost: np.ndarray, bounds: np.nd
     return sums
 
 
-def batch_rows(ids: Sequence[str], scores: BatchScores, missing: Sequence[bool]) -> BatchRows:
-    """The rows of a batch scored by :func:`~voxeval.metrics.score_batch`, in batch order."""
-    step, pair = _forward(scores)
-    kind, cost = scores.op_kind[step, pair], scores.op_cost[step, pair]
-    key = kind.astype(np.int64) * (65 * 65) + (scores.op_pred[step, pair] + 1) * 65 + (scores.op_gold[step, pair] + 1)
-    ops = list(map(operator.add, map(_PREFIX.__getitem__, key.tolist()), _float_texts(cost)))
-    bounds = np.concatenate(([0], np.cumsum(scores.op_count)))
-    deletion, insertion, substitution = _sums(scores, kind, cost, bounds)
-    wed = deletion + insertion + substitution
+class _Op(msgspec.Struct, gc=False):
+    # Field order is key order: msgspec writes ``{"op":...,"pred":...,"gold":...,"cost":...}`` as dumps does.
+    op: str
+    pred: int | None
+    gold: int | None
+    cost: float
+
+
+class _Row(msgspec.Struct, gc=False):
+    id: str
+    wlcs: float
+    gold_coverage: float
+    wed: float
+    deletion: float
+    insertion: float
+    substitution: float
+    ops: list[_Op]
+    missing_prediction: bool
+
+
+_KINDS = ("match", "substitution", "deletion", "insertion")
+_ENCODE_LINES = msgspec.json.Encoder().encode_lines
+
+
+def _plain(values: F64) -> bool:
+    """True when msgspec writes every value as ``repr`` does (see :func:`_float_texts`)."""
+    return not bool(((values != 0.0) & ((np.abs(values) < 1e-4) | (np.abs(values) >= 1e15))).any())
+
+
+def _encoded(
+    ids: Sequence[str], columns: list[F64], missing: Sequence[bool], scores: BatchScores, ops: tuple[I64, I64]
+) -> bytes:
+    """The rows by ``msgspec``: one struct per row and per operation, built by ``map`` (no Python code per item)."""
+    step, pair = ops
+    index = [None, *range(max(scores.op_kind.shape[0], 1))]  # -1 (no index) → null
+    op = map(
+        _Op,
+        map(_KINDS.__getitem__, scores.op_kind[step, pair].tolist()),
+        map(index.__getitem__, (scores.op_pred[step, pair] + 1).tolist()),
+        map(index.__getitem__, (scores.op_gold[step, pair] + 1).tolist()),
+        scores.op_cost[step, pair].tolist(),
+    )
+    flat = list(op)
+    ends = np.cumsum(scores.op_count)
+    per_row = map(flat.__getitem__, map(slice, (ends - scores.op_count).tolist(), ends.tolist()))
+    return _ENCODE_LINES(list(map(_Row, ids, *(c.tolist() for c in columns), per_row, missing)))
+
+
+def _joined(ids: Sequence[str], numbers: list[str], ops: list[str], bounds: I64, missing: Sequence[bool]) -> bytes:
+    """The rows from ``repr`` texts, for batches with numbers msgspec writes in its own exponent style."""
     n = len(ids)
-    numbers = _float_texts(np.concatenate([scores.wlcs, scores.gold_coverage, wed, deletion, insertion, substitution]))
     columns = zip(
         map(_encode_str, ids),
-        numbers[:n],
-        numbers[n : 2 * n],
-        numbers[2 * n : 3 * n],
-        numbers[3 * n : 4 * n],
-        numbers[4 * n : 5 * n],
-        numbers[5 * n :],
+        *(numbers[k * n : (k + 1) * n] for k in range(6)),
         bounds[:-1].tolist(),
         bounds[1:].tolist(),
         map(_BOOL.__getitem__, missing),
@@ -144,4 +187,23 @@ def batch_rows(ids: Sequence[str], scores: BatchScores, missing: Sequence[bool])
         f'"substitution":{s},"ops":[{"},".join(ops[lo:hi])}}}],"missing_prediction":{miss}}}\n'
         for sid, wlcs, cover, total, d, i, s, lo, hi, miss in columns
     ]
-    return BatchRows(text, wed, deletion, insertion, substitution)
+    return "".join(text).encode("utf-8")
+
+
+def batch_rows(ids: Sequence[str], scores: BatchScores, missing: Sequence[bool]) -> BatchRows:
+    """The rows of a batch scored by :func:`~voxeval.metrics.score_batch`, in batch order."""
+    step, pair = _forward(scores)
+    kind, cost = scores.op_kind[step, pair], scores.op_cost[step, pair]
+    bounds = np.concatenate(([0], np.cumsum(scores.op_count)))
+    deletion, insertion, substitution = _sums(scores, kind, cost, bounds)
+    wed = deletion + insertion + substitution
+    numbers = np.concatenate([scores.wlcs, scores.gold_coverage, wed, deletion, insertion, substitution])
+    if _plain(numbers) and _plain(cost):
+        columns = [scores.wlcs, scores.gold_coverage, wed, deletion, insertion, substitution]
+        data = _encoded(ids, columns, missing, scores, (step, pair))
+    else:
+        key = kind.astype(np.int64) * 65 * 65 + (scores.op_pred[step, pair] + 1) * 65 + scores.op_gold[step, pair] + 1
+        ops = list(map(operator.add, map(_PREFIX.__getitem__, key.tolist()), _float_texts(cost)))
+        data = _joined(ids, _float_texts(numbers), ops, bounds, missing)
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1  # JSON strings escape every newline
+    return BatchRows(data, ends, wed, deletion, insertion, substitution)

@@ -3,151 +3,166 @@
 Gold is held as arrays (:class:`~voxeval.data._index.GoldIndex`), predictions stream in batches through the
 numpy kernel, and each batch's rows are appended to a spill file next to the outputs, which becomes
 ``scores.jsonl`` (in gold order) at the end. Only per-sample numbers (a few arrays) grow with the input.
+On a large input, decoding blocks and scoring batches run in two worker processes (:mod:`._score_rows`);
+this process keeps the state, checks ids and writes, in file order, so outputs and errors do not change.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import tempfile
-from array import array
+from collections import deque
+from collections.abc import Iterator, Sequence
+from itertools import chain
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from voxeval.acts import LABELS, Acts, Step
-from voxeval.data import atomic_write_json, atomic_write_text, dumps
-from voxeval.data._fast import RawActs
-from voxeval.data._index import GoldIndex, iter_prediction_blocks, load_gold_index, normalised, prediction_at
+from voxeval.data import atomic_write_json, atomic_write_text
+from voxeval.data._fast import ActsBlock
+from voxeval.data._index import (
+    GoldIndex,
+    PredictionBlock,
+    block_of,
+    iter_prediction_blocks,
+    load_gold_index,
+    prediction_at,
+)
 from voxeval.errors import InputError, Location
-from voxeval.metrics import Summary, batch_rows, pad, score_batch, score_sample, summary_of
+from voxeval.metrics import Summary, score_sample, summary_of
 from voxeval.report import Representative, TableRow, render_markdown
+from voxeval.run._score_rows import COLUMNS, Lanes, Pending, Scored, lanes, score_rows, take
 
 BATCH = 4096
-"""Predictions scored per numpy batch."""
-KERNEL_MAX = 12
-"""Pairs with a sequence longer than this are scored one by one (a batch pads to its longest sequence)."""
-_LENGTH_GROUPS = ((0, 3), (3, 6), (6, KERNEL_MAX), (KERNEL_MAX, 1 << 62))
+"""Missing predictions scored per batch (predictions are scored a file block at a time)."""
 _NONE, _SCORED, _FAILED = 0, 1, 2
-_Scored = tuple[list[str], npt.NDArray[np.float64]]
-_COLUMNS = ("wlcs", "gold_coverage", "wed", "deletion", "insertion", "substitution")
 
 
 class _Stream:
     """State of one scoring: per-gold arrays, the spill file of rows, failures and extra ids."""
 
-    def __init__(self, gold: GoldIndex, spill: IO[bytes]) -> None:
+    def __init__(self, gold: GoldIndex, spill: IO[bytes], workers: Lanes) -> None:
         n = len(gold)
-        self.gold, self.spill = gold, spill
+        self.gold, self.spill, self.workers = gold, spill, workers
         self.status = np.zeros(n, dtype=np.int8)
-        self.pred_line = array("q", bytes(8 * n))
-        self.pred_offset = array("q", bytes(8 * n))
+        self.pred_line = np.zeros(n, dtype=np.int64)
+        self.pred_offset = np.zeros(n, dtype=np.int64)
         self.row_offset = np.zeros(n, dtype=np.int64)
         self.row_length = np.zeros(n, dtype=np.int64)
-        self.values = np.zeros((len(_COLUMNS), n))
+        self.values = np.zeros((len(COLUMNS), n))
         self.failures: dict[int, str] = {}
         self.extra: dict[str, int] = {}
         self.written = 0
         self.ids = list(gold.ids)
         self.gold_lengths = np.diff(gold.starts)
+        self.pending: deque[tuple[npt.NDArray[np.int64], Pending[Scored]]] = deque()
 
-    def flush(self, positions: list[int], acts: list[RawActs | None]) -> None:
-        """Score a batch of (gold position, prediction acts or ``None`` for a missing one) and spill its rows."""
-        if not positions:
+    def flush(self, pos: npt.NDArray[np.int64], block: ActsBlock, missing: npt.NDArray[np.bool_]) -> None:
+        """Score a batch of (gold position, prediction row) pairs; ``missing``: no prediction. Spilled in order."""
+        if not pos.size:
             return
-        pos = np.asarray(positions, dtype=np.int64)
         g_len = self.gold_lengths[pos]
-        p_len = np.fromiter((0 if a is None else len(a[1]) for a in acts), dtype=np.int64, count=len(acts))
-        # A batch pads to its longest sequences, so pairs go in groups of similar length; long ones one by one.
-        longest = np.maximum(g_len, p_len)
-        text: list[str] = [""] * len(acts)
-        values = np.zeros((len(_COLUMNS), len(acts)))
-        for lo, hi in _LENGTH_GROUPS:
-            part = np.flatnonzero((longest > lo) & (longest <= hi))
-            if part.size:
-                chosen = [acts[k] for k in part.tolist()]
-                if hi <= KERNEL_MAX:
-                    got, values[:, part] = self._kernel(pos[part], chosen, g_len[part], p_len[part])
-                else:
-                    got, values[:, part] = self._scalar(pos[part], chosen)
-                for k, row in zip(part.tolist(), got, strict=True):
-                    text[k] = row
-        self._spill(pos, text, values)  # in batch order, so that rows in gold order stay so
+        at = take(self.gold.starts[pos], g_len)
+        gold = (self.gold.codes[at], self.gold.weights[at], g_len)
+        ids = list(map(self.ids.__getitem__, pos.tolist()))
+        self.pending.append((pos, self.workers.submit(score_rows, ids, gold, block, missing)))
+        while len(self.pending) > self.workers.window:
+            self._land()
 
-    def _kernel(self, pos: npt.NDArray[np.int64], acts: list[RawActs | None], g_len: Any, p_len: Any) -> _Scored:
-        present = [a for a in acts if a is not None]
-        take = np.repeat(self.gold.starts[pos] - np.cumsum(g_len) + g_len, g_len) + np.arange(int(g_len.sum()))
-        gold = pad(self.gold.codes[take], self.gold.weights[take], g_len, fill=-1)
-        weights = normalised([w for a in present for w in a[2]], [a[3] for a in present], [len(a[1]) for a in present])
-        pred = pad([c for a in present for c in a[1]], weights, p_len, fill=-2)
-        scores = score_batch(gold, pred)
-        rows = batch_rows([self.ids[p] for p in pos.tolist()], scores, [a is None for a in acts])
-        values = [scores.wlcs, scores.gold_coverage, rows.wed, rows.deletion, rows.insertion, rows.substitution]
-        return rows.text, np.asarray(values)
+    def drain(self) -> None:
+        """Spill every batch still being scored."""
+        while self.pending:
+            self._land()
 
-    def _scalar(self, pos: npt.NDArray[np.int64], acts: list[RawActs | None]) -> _Scored:
-        text, values = [], []
-        for p, a in zip(pos.tolist(), acts, strict=True):
-            pred: Acts = ()
-            if a is not None:
-                weights = normalised(a[2], [a[3]], [len(a[1])]).tolist()
-                pred = tuple(Step(LABELS[c], w) for c, w in zip(a[1], weights, strict=True))
-            score = score_sample(self.ids[p], self._gold_acts(p), pred, missing=a is None)
-            text.append(dumps(score.to_json()) + "\n")
-            e = score.edit
-            values.append([score.wlcs, score.gold_coverage, e.total, e.deletion, e.insertion, e.substitution])
-        return text, np.asarray(values).T
-
-    def _spill(self, pos: npt.NDArray[np.int64], text: list[str], values: npt.NDArray[np.float64]) -> None:
-        encoded = [t.encode("utf-8") for t in text]
-        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    def _land(self) -> None:
+        pos, result = self.pending.popleft()
+        data, lengths, values = result.get()
         self.row_offset[pos] = self.written + np.cumsum(lengths) - lengths
         self.row_length[pos] = lengths
         self.values[:, pos] = values
         self.status[pos] = _SCORED
-        self.spill.write(b"".join(encoded))
-        self.written += int(lengths.sum())
+        self.spill.write(data)
+        self.written += len(data)
 
-    def _gold_acts(self, position: int) -> Acts:
-        lo, hi = int(self.gold.starts[position]), int(self.gold.starts[position + 1])
-        codes, weights = self.gold.codes[lo:hi].tolist(), self.gold.weights[lo:hi].tolist()
-        return tuple(Step(LABELS[c], w) for c, w in zip(codes, weights, strict=True))
+
+def _subset(block: ActsBlock, rows: npt.NDArray[np.int64]) -> ActsBlock:
+    at = take((np.cumsum(block.lengths) - block.lengths)[rows], block.lengths[rows])
+    ids = [block.ids[k] for k in rows.tolist()]
+    return ActsBlock(ids, block.lengths[rows], block.codes[at], block.weights[at], block.totals[rows], {})
+
+
+_Taken = tuple[npt.NDArray[np.int64], ActsBlock, npt.NDArray[np.bool_]]
+
+
+def _take_columns(stream: _Stream, block: PredictionBlock, columns: ActsBlock) -> _Taken | None:
+    """A block decoded whole, when all its ids are known and new; else ``None`` (the caller goes line by line)."""
+    found = list(map(stream.gold.ids.get, columns.ids))
+    if None in found:
+        return None
+    pos = np.array(found, dtype=np.int64)
+    if stream.pred_line[pos].any():
+        return None
+    lines = np.arange(block.first, block.first + pos.size)
+    stream.pred_line[pos] = lines
+    if not np.array_equal(stream.pred_line[pos], lines):  # an id twice in the block: the later line won
+        stream.pred_line[pos] = 0
+        return None
+    stream.pred_offset[pos] = block.offsets[: pos.size]
+    if columns.failures:
+        for k, reason in columns.failures.items():
+            stream.status[pos[k]] = _FAILED
+            stream.failures[int(pos[k])] = reason
+        keep = np.setdiff1d(np.arange(pos.size), list(columns.failures))
+        pos, columns = pos[keep], _subset(columns, keep)
+    return pos, columns, np.zeros(pos.size, dtype=bool)
+
+
+def _take_lines(stream: _Stream, block: PredictionBlock) -> _Taken:
+    """A block line by line: errors (parse, duplicate id) in the order of the file's lines."""
+    ids, positions, rows = stream.gold.ids, [], []
+    for k in range(len(block.lines)):
+        acts = block.parse(k)
+        if acts is None:
+            continue
+        sample_id, line = acts[0], block.first + k
+        position = ids.get(sample_id)
+        first = stream.extra.get(sample_id) if position is None else int(stream.pred_line[position])
+        if first:
+            raise InputError(Location(block.path, line, "id"), f"duplicate id {sample_id!r} (first on line {first})")
+        if position is None:
+            stream.extra[sample_id] = line
+            continue
+        stream.pred_line[position], stream.pred_offset[position] = line, block.offsets[k]
+        if acts[4] is not None:
+            stream.status[position] = _FAILED
+            stream.failures[position] = acts[4]
+            continue
+        positions.append(position)
+        rows.append(acts)
+    return np.array(positions, dtype=np.int64), block_of(rows), np.zeros(len(rows), dtype=bool)
 
 
 def _read_predictions(stream: _Stream, pred_path: Path) -> None:
-    name, ids, pred_line, pred_offset = str(pred_path), stream.gold.ids, stream.pred_line, stream.pred_offset
-    positions: list[int] = []
-    batch: list[RawActs | None] = []
-    for block in iter_prediction_blocks(pred_path):
-        for k, acts in enumerate(block.acts):
-            if acts is None:
-                acts = block.parse(k)  # in line order, so errors come in the order the file has them
-                if acts is None:
-                    continue
-            sample_id, line = acts[0], block.first + k
-            position = ids.get(sample_id)
-            if position is None:
-                first = stream.extra.get(sample_id)
-                if first is not None:
-                    raise InputError(Location(name, line, "id"), f"duplicate id {sample_id!r} (first on line {first})")
-                stream.extra[sample_id] = line
-                continue
-            first = pred_line[position]
-            if first:
-                raise InputError(Location(name, line, "id"), f"duplicate id {sample_id!r} (first on line {first})")
-            pred_line[position], pred_offset[position] = line, block.offsets[k]
-            if acts[4] is not None:
-                stream.status[position] = _FAILED
-                stream.failures[position] = acts[4]
-                continue
-            positions.append(position)
-            batch.append(acts)
-        if len(positions) >= BATCH:
-            stream.flush(positions, batch)
-            positions, batch = [], []
-    stream.flush(positions, batch)
+    for block in iter_prediction_blocks(pred_path, stream.workers.decoder):
+        taken = None if block.columns is None else _take_columns(stream, block, block.columns)
+        stream.flush(*(taken or _take_lines(stream, block)))
+    stream.drain()  # every row's status is known from here on
+
+
+def _score_absent(stream: _Stream) -> None:
+    """The model said nothing we can score: count it as an empty reply, and report it."""
+    absent = np.flatnonzero(stream.status == _NONE)
+    for k in range(0, absent.size, BATCH):
+        pos = absent[k : k + BATCH]
+        empty = np.zeros(pos.size, dtype=np.int64)
+        ids = list(map(stream.ids.__getitem__, pos.tolist()))
+        block = ActsBlock(ids, empty, np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(pos.size), {})
+        stream.flush(pos, block, np.ones(pos.size, dtype=bool))
+    stream.drain()
 
 
 def _write_in_gold_order(stream: _Stream, spill: IO[bytes], target: Path) -> None:
@@ -178,11 +193,32 @@ def _write_in_gold_order(stream: _Stream, spill: IO[bytes], target: Path) -> Non
     Path(spill.name).unlink(missing_ok=True)
 
 
+class _Chunked(Sequence[float]):
+    """A column of floats read a slice at a time: the exact sums of the summary without a million float objects."""
+
+    def __init__(self, values: npt.NDArray[np.float64]) -> None:
+        self.values = values
+
+    def __len__(self) -> int:
+        return int(self.values.size)
+
+    def __iter__(self) -> Iterator[float]:
+        step = 1 << 16
+        return chain.from_iterable(self.values[k : k + step].tolist() for k in range(0, self.values.size, step))
+
+    @overload
+    def __getitem__(self, index: int) -> float: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[float]: ...
+    def __getitem__(self, index: int | slice) -> float | Sequence[float]:
+        return float(self.values[index]) if isinstance(index, int) else self.values[index].tolist()
+
+
 def _summary(stream: _Stream) -> Summary:
     keep = stream.status == _SCORED
-    no_pred = np.frombuffer(stream.pred_line, dtype=np.int64) == 0
-    missing = np.flatnonzero(keep & no_pred).tolist()
-    columns = [stream.values[k, keep].tolist() for k in range(len(_COLUMNS))]
+    missing = np.flatnonzero(keep & (stream.pred_line == 0)).tolist()
+    every = bool(keep.all())
+    columns = [_Chunked(stream.values[k] if every else stream.values[k, keep]) for k in range(len(COLUMNS))]
     excluded = {stream.ids[p]: stream.failures[p] for p in sorted(stream.failures)}
     return summary_of(*columns, missing_ids=tuple(stream.ids[p] for p in missing), excluded=excluded)
 
@@ -202,14 +238,14 @@ def _representatives(stream: _Stream, pred_path: Path, system: str) -> list[Repr
     if not keep.size:
         return reps
     for name, column, largest in _PICKS:
-        values = stream.values[_COLUMNS.index(column), keep]
+        values = stream.values[COLUMNS.index(column), keep]
         at = int(np.argmax(values) if largest else np.argmin(values))  # the first of equals: dataset order
         if largest and values[at] == 0.0:
             continue
         position = int(keep[at])
         sample = stream.gold.sample(position)
-        line = stream.pred_line[position]
-        pred = prediction_at(pred_path, line, stream.pred_offset[position]) if line else None
+        line = int(stream.pred_line[position])
+        pred = prediction_at(pred_path, line, int(stream.pred_offset[position])) if line else None
         score = score_sample(sample.id, sample.acts, pred.acts if pred else (), missing=pred is None)
         value = score.edit.total if column == "wed" else getattr(score.edit, column)
         reps.append(Representative(f"{name} (={value:.2f})", score, sample, pred, system))
@@ -224,13 +260,43 @@ def score_files(
     Same results and errors as :func:`~voxeval.run.score_predictions` + :func:`~voxeval.run.write_score_outputs`
     on the loaded files. On any error nothing is left behind (not even ``out_dir``, when this call made it).
     """
-    gold = load_gold_index(gold_path)
+    # Scoring allocates millions of short-lived containers and makes no reference cycles: the cyclic collector
+    # would only rescan them again and again (a third of the decoding time), so it is paused for the call.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _score_files(gold_path, pred_path, out_dir, dataset=dataset, system=system, ignore_extra=ignore_extra)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _score_files(
+    gold_path: Path, pred_path: Path, out_dir: Path, *, dataset: str, system: str, ignore_extra: bool
+) -> TableRow:
+    with lanes(_size(gold_path) + _size(pred_path)) as workers:
+        gold = load_gold_index(gold_path, workers.decoder)
+        return _score_against(
+            gold, pred_path, out_dir, workers, dataset=dataset, system=system, ignore_extra=ignore_extra
+        )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # missing or unreadable: the reader reports it
+        return 0
+
+
+def _score_against(
+    gold: GoldIndex, pred_path: Path, out_dir: Path, workers: Lanes, *, dataset: str, system: str, ignore_extra: bool
+) -> TableRow:
     created = [p for p in (out_dir, *out_dir.parents) if not p.exists()]
     out_dir.mkdir(parents=True, exist_ok=True)
     spill = tempfile.NamedTemporaryFile(prefix=".scores.spill.", dir=out_dir, delete=False)  # noqa: SIM115
     try:
         with spill:
-            stream = _Stream(gold, spill)
+            stream = _Stream(gold, spill, workers)
             _read_predictions(stream, pred_path)
             if stream.extra and not ignore_extra:
                 raise InputError(
@@ -238,11 +304,7 @@ def score_files(
                     f"{len(stream.extra)} prediction id(s) not in the gold file "
                     f"(first: {next(iter(stream.extra))!r}); pass --ignore-extra to skip them",
                 )
-            absent = np.flatnonzero(stream.status == _NONE).tolist()
-            for k in range(0, len(absent), BATCH):
-                # The model said nothing we can score: count it as an empty reply, and report it.
-                chunk = absent[k : k + BATCH]
-                stream.flush(chunk, [None] * len(chunk))
+            _score_absent(stream)
             _write_in_gold_order(stream, spill, out_dir / "scores.jsonl")
     except BaseException:
         Path(spill.name).unlink(missing_ok=True)
