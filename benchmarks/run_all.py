@@ -9,7 +9,8 @@ ratios between them are meaningful; absolute times depend on the machine and its
 Only the part of the file between the ``bench:begin`` / ``bench:end`` markers is rewritten; notes outside are kept.
 ``--quick`` runs smaller sizes (size-bound targets are then not compared) and writes ``runs/performance-quick.md``
 unless ``--out`` is given. The raw rows are kept in ``runs/bench-rows.json``; ``--render`` rewrites the file from
-them without running anything. Not part of ``make test``.
+them without running anything; ``--only bench_x.py,…`` re-runs those benchmarks and keeps the others' saved results.
+Not part of ``make test``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class Outcome:
     """1-minute load average before and after."""
     seconds: float = 0.0
     """Wall time of the whole script."""
+    at: str = ""
+    """When it started (UTC); shown where it differs from the run's start (``--only`` re-runs)."""
 
 
 def run(bench: Bench, args: tuple[str, ...], timeout: float) -> Outcome:
@@ -57,6 +60,7 @@ def run(bench: Bench, args: tuple[str, ...], timeout: float) -> Outcome:
         outcome.error = f"benchmarks/{bench.script} is missing (to be provided by {bench.owner or 'nobody'})"
         return outcome
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
+    outcome.at = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     before, started = os.getloadavg()[0], time.perf_counter()
     try:
         done = subprocess.run(
@@ -123,13 +127,14 @@ def summary(outcomes: list[Outcome], quick: bool) -> str:
     return "\n".join(lines)
 
 
-def section(outcome: Outcome) -> str:
+def section(outcome: Outcome, started: str) -> str:
     """The benchmark's docstring, command, load and rows."""
     script = ROOT / "benchmarks" / outcome.bench.script
     doc = script.read_text(encoding="utf-8").split('"""')[1].strip() if script.exists() else ""
     lines = [f"## {outcome.bench.script.removesuffix('.py').removeprefix('bench_')}", "", doc, ""]
     if outcome.seconds:
-        lines.append(f"`{outcome.command}` — {outcome.seconds:.0f} s, load average {outcome.load[0]:.1f} → "
+        rerun = f", re-run on {outcome.at} UTC" if outcome.at and outcome.at != started else ""
+        lines.append(f"`{outcome.command}` — {outcome.seconds:.0f} s{rerun}, load average {outcome.load[0]:.1f} → "
                      f"{outcome.load[1]:.1f}")  # fmt: skip
     if outcome.error:
         lines += ["", f"**Not measured / failed:** {outcome.error}"]
@@ -148,7 +153,9 @@ def render(outcomes: list[Outcome], quick: bool, started: str) -> str:
         f"Measured by `{command}` on {started} UTC ({machine}). One run; the machine is shared, so the load average "
         "is given with each benchmark: compare ratios within this file rather than absolute times across files."
     )
-    parts = [BEGIN, head, summary(outcomes, quick), *(section(o) for o in outcomes), END]
+    if any(o.at and o.at != started for o in outcomes):
+        head += " Benchmarks re-run alone later (`run_all.py --only`) say when under their heading."
+    parts = [BEGIN, head, summary(outcomes, quick), *(section(o, started) for o in outcomes), END]
     return "\n\n".join(parts)
 
 
@@ -181,6 +188,20 @@ def load(path: Path) -> tuple[list[Outcome], bool, str]:
     return outcomes, data["quick"], data["started"]
 
 
+def rerun(rows: Path, scripts: set[str], timeout: float) -> tuple[list[Outcome], bool, str]:
+    """The saved outcomes with ``scripts`` run again (at the saved run's sizes); the others kept as they were."""
+    outcomes, quick, started = load(rows)
+    sizes = dict((b.script, a) for b, a in plan(quick))
+    unknown = scripts - set(sizes)
+    if unknown:
+        raise SystemExit(f"run_all.py: error: --only: no such benchmark: {', '.join(sorted(unknown))}")
+    for i, outcome in enumerate(outcomes):
+        if outcome.bench.script in scripts:
+            print(f"running {outcome.bench.script} {' '.join(sizes[outcome.bench.script])} …", file=sys.stderr)
+            outcomes[i] = run(outcome.bench, sizes[outcome.bench.script], timeout)
+    return outcomes, quick, started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
@@ -188,9 +209,14 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds allowed per benchmark")
     parser.add_argument("--rows", type=Path, default=ROOT / "runs" / "bench-rows.json", help="raw results file")
     parser.add_argument("--render", action="store_true", help="only render --rows again (no benchmark runs)")
+    parser.add_argument("--only", help="re-run these scripts (comma-separated, e.g. bench_ray.py) and keep the "
+                        "other benchmarks' results from --rows")  # fmt: skip
     args = parser.parse_args()
     if args.render:
         outcomes, quick, started = load(args.rows)
+    elif args.only:
+        outcomes, quick, started = rerun(args.rows, set(args.only.split(",")), args.timeout)
+        save(args.rows, outcomes, quick, started)
     else:
         quick, started = args.quick, time.strftime("%Y-%m-%d %H:%M", time.gmtime())
         outcomes = []
