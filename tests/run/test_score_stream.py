@@ -15,6 +15,17 @@ from voxeval.run import score_predictions, write_score_outputs
 from voxeval.run._score_stream import score_files
 
 
+def _assert_stream_equals_memory(gold: Path, pred: Path, tmp_path: Path) -> Path:
+    """Score with both scorers; their three outputs must be byte-identical. Returns the streaming output folder."""
+    memory, stream = tmp_path / "memory", tmp_path / "stream"
+    scored = score_predictions(load_gold(gold), load_predictions(pred), dataset="d", system="s")
+    write_score_outputs(memory, [scored])
+    score_files(gold, pred, stream, dataset="d", system="s")
+    for name in ("scores.jsonl", "summary.json", "report.md"):
+        assert (stream / name).read_bytes() == (memory / name).read_bytes(), name
+    return stream
+
+
 def _steps(rng: random.Random, lo: int, hi: int) -> list[tuple[str, float]]:
     return [(rng.choice(LABELS), rng.choice([0.0, 0.5, rng.random()])) for _ in range(rng.randint(lo, hi))]
 
@@ -26,12 +37,7 @@ def test_stream_equals_in_memory(tmp_path) -> None:
     preds[3] = {"id": preds[3]["id"], "status": "failed", "error": "boom"}
     rng.shuffle(preds)
     gold, pred = write_jsonl(tmp_path / "g.jsonl", golds), write_jsonl(tmp_path / "p.jsonl", preds)
-    memory, stream = tmp_path / "memory", tmp_path / "stream"
-    scored = score_predictions(load_gold(gold), load_predictions(pred), dataset="d", system="s")
-    write_score_outputs(memory, [scored])
-    score_files(gold, pred, stream, dataset="d", system="s")
-    for name in ("scores.jsonl", "summary.json", "report.md"):
-        assert (stream / name).read_bytes() == (memory / name).read_bytes(), name
+    stream = _assert_stream_equals_memory(gold, pred, tmp_path)
     assert not [p for p in stream.iterdir() if p.name.startswith(".")], "no spill file left behind"
 
 
@@ -42,12 +48,7 @@ def test_small_blocks_mix_whole_block_and_line_by_line_paths(tmp_path, monkeypat
     monkeypatch.setattr("voxeval.run._score_rows.WORKERS_FROM_BYTES", 0 if workers else 1 << 62)
     messy = Path(__file__).parents[1] / "cli" / "data" / "score_identity" / "messy"
     gold, pred = messy / "gold.jsonl", messy / "pred.jsonl"
-    memory, stream = tmp_path / "memory", tmp_path / "stream"
-    scored = score_predictions(load_gold(gold), load_predictions(pred), dataset="d", system="s")
-    write_score_outputs(memory, [scored])
-    score_files(gold, pred, stream, dataset="d", system="s")
-    for name in ("scores.jsonl", "summary.json", "report.md"):
-        assert (stream / name).read_bytes() == (memory / name).read_bytes(), name
+    _assert_stream_equals_memory(gold, pred, tmp_path)
 
 
 @pytest.mark.parametrize("block", [400, 1 << 22], ids=["later block", "same block"])

@@ -93,9 +93,9 @@ class OfflineAnnotator:
         live = [i for i, segments in enumerate(cut) if segments]
         chunks = [live[k : k + PIPELINE_CHUNK] for k in range(0, len(live), PIPELINE_CHUNK)]
         results = [Annotation(())] * len(items)
-        if len(chunks) == 1:  # nothing to overlap: no thread to start
-            self._classify(items, cut, chunks[0], self._embed(items, cut, chunks[0]), results)
-        if len(chunks) < 2:
+        if len(chunks) < 2:  # nothing to overlap: no thread to start
+            for chunk in chunks:
+                self._classify(items, cut, chunk, self._embed(items, cut, chunk), results)
             return results
         with ThreadPoolExecutor(1, thread_name_prefix="embed") as ahead:
             upcoming = ahead.submit(self._embed, items, cut, chunks[0])

@@ -175,11 +175,12 @@ def decode_range(decode: Decode, path: str, offset: int, size: int, count: int) 
     return decode(lines) if len(lines) == count and len(data) == size else None
 
 
-def _inline(decode: Decode, path: str, blocks: Iterable[LineBlock]) -> Iterator[Any]:
+def decode_inline(decode: Decode, path: str, blocks: Iterable[LineBlock]) -> Iterator[Any]:
+    """The :data:`BlockDecoder` that decodes each block here, as it comes."""
     return ((block, decode(block[2])) for block in blocks)
 
 
-def load_gold_index(path: str | Path, decoder: BlockDecoder = _inline) -> GoldIndex:
+def load_gold_index(path: str | Path, decoder: BlockDecoder = decode_inline) -> GoldIndex:
     """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty."""
     name = str(path)
     gold = _GoldArrays(name)
@@ -231,7 +232,7 @@ class PredictionBlock:
         return _parsed(pred.id, pred.acts, pred.failure)
 
 
-def iter_prediction_blocks(path: str | Path, decoder: BlockDecoder = _inline) -> Iterator[PredictionBlock]:
+def iter_prediction_blocks(path: str | Path, decoder: BlockDecoder = decode_inline) -> Iterator[PredictionBlock]:
     """A prediction file a block at a time; where ``columns`` is ``None`` the caller parses line by line, in order."""
     for (first, offset, block, terminated), columns in decoder(prediction_block, str(path), line_blocks(path)):
         offsets = list(accumulate(map((1).__add__, map(len, block)), initial=offset))

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from voxeval.acts import LABELS, Step
 from voxeval.data import dumps
 from voxeval.data._fast import ActsBlock
-from voxeval.data._index import Decode, LineBlock, decode_range, normalised
+from voxeval.data._index import Decode, LineBlock, decode_inline, decode_range, normalised
 from voxeval.metrics import batch_rows, pad, score_batch, score_sample
 
 KERNEL_MAX = 12
@@ -52,19 +52,20 @@ def _part(flat: Flat, starts: I64, rows: I64) -> Flat:
     return flat[0][at], flat[1][at], flat[2][rows]
 
 
-def _kernel(ids: list[str], gold: Flat, pred: Flat, missing: list[bool]) -> tuple[bytes, F64]:
+def _kernel(ids: list[str], gold: Flat, pred: Flat, missing: list[bool]) -> tuple[bytes, I64, F64]:
     scores = score_batch(pad(*gold, fill=-1), pad(*pred, fill=-2))
     rows = batch_rows(ids, scores, missing)
     values = [scores.wlcs, scores.gold_coverage, rows.wed, rows.deletion, rows.insertion, rows.substitution]
-    return rows.data, np.asarray(values)
+    return rows.data, rows.ends, np.asarray(values)
 
 
 def _acts(codes: list[int], weights: list[float]) -> tuple[Step, ...]:
     return tuple(Step(LABELS[c], w) for c, w in zip(codes, weights, strict=True))
 
 
-def _scalar(ids: list[str], gold: Flat, pred: Flat, missing: list[bool]) -> tuple[bytes, F64]:
-    text, values = [], []
+def _scalar(ids: list[str], gold: Flat, pred: Flat, missing: list[bool]) -> tuple[bytes, I64, F64]:
+    text: list[bytes] = []
+    values = []
     g_codes, g_weights, g_len = gold[0].tolist(), gold[1].tolist(), gold[2].tolist()
     p_codes, p_weights, p_len = pred[0].tolist(), pred[1].tolist(), pred[2].tolist()
     sides = zip(accumulate(g_len), g_len, accumulate(p_len), p_len, strict=True)
@@ -72,10 +73,10 @@ def _scalar(ids: list[str], gold: Flat, pred: Flat, missing: list[bool]) -> tupl
         g = _acts(g_codes[g_end - g_n : g_end], g_weights[g_end - g_n : g_end])
         p = _acts(p_codes[p_end - p_n : p_end], p_weights[p_end - p_n : p_end])
         score = score_sample(sample_id, g, p, missing=miss)
-        text.append(dumps(score.to_json()) + "\n")
+        text.append((dumps(score.to_json()) + "\n").encode("utf-8"))
         e = score.edit
         values.append([score.wlcs, score.gold_coverage, e.total, e.deletion, e.insertion, e.substitution])
-    return "".join(text).encode("utf-8"), np.asarray(values).T
+    return b"".join(text), np.cumsum(list(map(len, text)), dtype=np.int64), np.asarray(values).T
 
 
 def score_rows(ids: list[str], gold: Flat, block: ActsBlock, missing: npt.NDArray[np.bool_]) -> Scored:
@@ -93,8 +94,9 @@ def score_rows(ids: list[str], gold: Flat, block: ActsBlock, missing: npt.NDArra
             continue
         score = _kernel if hi <= KERNEL_MAX else _scalar
         part_ids, part_missing = list(map(ids.__getitem__, part.tolist())), missing[part].tolist()
-        data, values[:, part] = score(part_ids, _part(gold, g_start, part), _part(pred, p_start, part), part_missing)
-        ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1  # JSON escapes every newline
+        data, ends, values[:, part] = score(
+            part_ids, _part(gold, g_start, part), _part(pred, p_start, part), part_missing
+        )
         lengths[part] = np.diff(ends, prepend=0)
         if part.size == len(ids):
             rows = [data]
@@ -135,7 +137,7 @@ class Lanes:
     def decoder(self, decode: Decode, path: str, blocks: Iterable[LineBlock]) -> Iterator[tuple[LineBlock, Any]]:
         """A :data:`~voxeval.data._index.BlockDecoder`; a worker reads its block from the file itself."""
         if self.pool is None:
-            return ((block, decode(block[2])) for block in blocks)
+            return decode_inline(decode, path, blocks)
         return self.map(decode_range, blocks, key=lambda block: (decode, path, *_extent(block)))
 
     def map(self, fn: Callable[..., T], items: Iterable[Any], key: Callable[[Any], tuple[Any, ...]]) -> Iterator[Any]:
