@@ -22,23 +22,10 @@ from collections.abc import Callable
 
 from voxeval.data import dumps, resolve_dataset
 from voxeval.speech.asr import Transcript, WhisperASR
+from voxeval.speech.asr import character_error_rate as cer
 from voxeval.speech.asr._whisper import _decode_full
 from voxeval.speech.audio import to_input_format
 from voxeval.speech.tts import VoiceStyle, engine_from_spec
-
-PUNCTUATION = set("。、？！?!「」 ,.")
-
-
-def cer(ref: str, hyp: str) -> float:
-    """Character error rate (Levenshtein distance / reference length), punctuation ignored."""
-    a = [c for c in ref if c not in PUNCTUATION]
-    b = [c for c in hyp if c not in PUNCTUATION]
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[:], i
-        for j, cb in enumerate(b, 1):
-            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
-    return row[-1] / max(1, len(a))
 
 
 def short_clips(n: int) -> list[tuple[str, bytes]]:

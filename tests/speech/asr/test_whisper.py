@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pytest
 
+from voxeval.speech.asr import character_error_rate as cer
 from voxeval.speech.audio import encode_wav, to_input_format
 
 pytest.importorskip("faster_whisper")
@@ -31,17 +32,6 @@ def clips() -> list[bytes]:
     return [to_input_format(tts.synthesize(t, VoiceStyle())) for t in TEXTS]
 
 
-def _cer(ref: str, hyp: str) -> float:
-    """Character error rate, punctuation ignored."""
-    a, b = [c for c in ref if c not in "。、？！?! "], [c for c in hyp if c not in "。、？！?! "]
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[:], i
-        for j, cb in enumerate(b, 1):
-            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
-    return row[-1] / max(1, len(a))
-
-
 def test_short_path_hears_what_the_full_window_hears(asr, clips) -> None:
     from faster_whisper.audio import decode_audio
 
@@ -53,7 +43,7 @@ def test_short_path_hears_what_the_full_window_hears(asr, clips) -> None:
     assert asr.full_path_clips == 0
     # One character may differ (e.g. タイマラ / タイマル for タイマー), nothing more.
     for text, s, f in zip(TEXTS, short, full, strict=True):
-        assert _cer(f.text, s.text) <= 0.1 and _cer(text, s.text) <= _cer(text, f.text) + 0.1, (s.text, f.text)
+        assert cer(f.text, s.text) <= 0.1 and cer(text, s.text) <= cer(text, f.text) + 0.1, (s.text, f.text)
     assert all(s.speech_seconds and s.speech_seconds < 4 for s in short)
 
 
