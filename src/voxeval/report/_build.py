@@ -267,11 +267,13 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
         f"<code>{esc(cfg['settings'].get('annotator', '—'))}</code> · updated {esc(cfg.get('updated', '—'))}"
     )
     scored = [s for s in sets if s.scores]
+    trust_html, trust_md = _trust_section(data)
     sections = [
         "<h2>Table 1: scores per dataset × system</h2>",
         table(TABLE1_HEAD, t1, numeric=(2, 3, 4, 6, 8, 9, 10, 11)),
         '<p class="meta">95% CIs: percentile bootstrap, 2000 resamples, seed 0. Excluded = failed or unfinished '
         "samples, never scored. Breakdown columns follow one optimal edit path per sample.</p>",
+        trust_html,
     ]
     if scored:
         sections += [
@@ -293,9 +295,40 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     ]
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
-    atomic_write_text(out["md"], _markdown(sets, paired) + usage_md)
+    atomic_write_text(out["md"], _markdown(sets, paired) + trust_md + usage_md)
     atomic_write_text(out["csv"], _csv(t1, paired))
     return out
+
+
+def _trust_section(data: RunData) -> tuple[str, str]:
+    """How far to trust the annotation (HTML, Markdown): the annotator's measured error on replies like these."""
+    from voxeval.report._trust import TRUST_HEAD, measured_by_style, style_table, trust_rows
+
+    title = "How far to trust the annotation"
+    measured = measured_by_style(data.config)
+    if measured is None:
+        text = (
+            "This annotator records no measured error by reply style: check it on labelled replies like these "
+            "with <code>voxeval annotator-check</code> (docs/annotators.md)."
+        )
+        return f"<h3>{title}</h3><p>{text}</p>", f"\n## {title}\n\n{text}\n"
+    by_style, where = measured
+    rows = [
+        [r.dataset, r.system, r.replies, f"{r.chatty_share:.0%}", f"{r.expected_wed:.3f}", f"{r.flawed_wed:.3f}"]
+        for r in trust_rows(data.replies, by_style)
+    ]
+    head, styles = style_table(by_style)
+    note = (
+        f"The annotator's mean WED to gold labels, measured on {where}, by reply style; a system's expected "
+        "annotation error weights the concise and chatty figures by the share of its replies that look chatty "
+        "(≥ 3 sentences or ≥ 60 characters). Where replies are flawed, expect the flawed figure. Differences "
+        "between systems smaller than this error are not differences the annotation can show."
+    )
+    html = f"<h3>{title}</h3>" + table(head, styles, numeric=(1, 2, 3))
+    html += table(TRUST_HEAD, rows, numeric=(2, 3, 4, 5)) if rows else "<p>No text replies.</p>"
+    md = f"\n## {title}\n\n" + markdown_table(head, styles) + "\n\n"
+    md += (markdown_table(TRUST_HEAD, rows) + "\n\n" if rows else "") + note + "\n"
+    return html + f'<p class="meta">{esc(note)}</p>', md
 
 
 def _markdown(sets: list[Any], paired: list[list[object]]) -> str:
