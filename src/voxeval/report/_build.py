@@ -321,8 +321,8 @@ def _trust_section(data: RunData) -> tuple[str, str]:
     note = (
         f"The annotator's mean WED to gold labels, measured on {where}, by reply style; a system's expected "
         "annotation error weights the concise and chatty figures by the share of its replies that look chatty "
-        "(≥ 3 sentences or ≥ 60 characters). Where replies are flawed, expect the flawed figure. Differences "
-        "between systems smaller than this error are not differences the annotation can show."
+        "(≥ 3 sentences or ≥ 60 characters). Where replies are flawed, expect the flawed figure. A "
+        "difference between systems smaller than this error may come from the annotation, not from the systems."
     )
     html = f"<h3>{title}</h3>" + table(head, styles, numeric=(1, 2, 3))
     html += table(TRUST_HEAD, rows, numeric=(2, 3, 4, 5)) if rows else "<p>No text replies.</p>"
