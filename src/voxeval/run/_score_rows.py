@@ -23,7 +23,7 @@ import numpy.typing as npt
 from voxeval.acts import LABELS, Step
 from voxeval.data import dumps
 from voxeval.data._fast import ActsBlock
-from voxeval.data._index import Decode, LineBlock, decode_inline, decode_range, normalised
+from voxeval.data._index import Decode, LineBlock, decode_inline, decode_range, extent, normalised
 from voxeval.metrics import batch_rows, pad, score_batch, score_sample
 
 KERNEL_MAX = 12
@@ -138,7 +138,7 @@ class Lanes:
         """A :data:`~voxeval.data._index.BlockDecoder`; a worker reads its block from the file itself."""
         if self.pool is None:
             return decode_inline(decode, path, blocks)
-        return self.map(decode_range, blocks, key=lambda block: (decode, path, *_extent(block)))
+        return self.map(decode_range, blocks, key=lambda block: (decode, path, *extent(block)))
 
     def map(self, fn: Callable[..., T], items: Iterable[Any], key: Callable[[Any], tuple[Any, ...]]) -> Iterator[Any]:
         """``(item, fn(*key(item)))`` for each item, in order, with up to ``window`` calls running ahead."""
@@ -151,12 +151,6 @@ class Lanes:
         while pending:
             done, result = pending.popleft()
             yield done, result.get()
-
-
-def _extent(block: LineBlock) -> tuple[int, int, int]:
-    """Offset, size in bytes (newlines included) and number of lines of a line block."""
-    _, offset, lines, terminated = block
-    return offset, sum(map(len, lines)) + len(lines) - (0 if terminated else 1), len(lines)
 
 
 @contextmanager
