@@ -91,7 +91,7 @@ class _GoldArrays:
         self.lines.frombytes(np.asarray(lines, dtype=np.int64).tobytes())
         self.offsets.frombytes(np.asarray(offsets, dtype=np.int64).tobytes())
 
-    def add_fast(self, first: int, starts: list[int], block: ActsBlock) -> bool:
+    def add_fast(self, first: int, starts: npt.NDArray[np.int64], block: ActsBlock) -> bool:
         """Append a block the fast path decoded whole, unless an id repeats (then the caller goes line by line)."""
         n, base = len(block.ids), len(self.lengths)
         positions = range(base, base + n)
@@ -104,7 +104,7 @@ class _GoldArrays:
         self._append(block, np.arange(first, first + n), starts[:n])
         return True
 
-    def add_lines(self, first: int, starts: list[int], raw_lines: list[bytes], newline: bytes) -> None:
+    def add_lines(self, first: int, starts: npt.NDArray[np.int64], raw_lines: list[bytes], newline: bytes) -> None:
         """Append a block line by line: blank lines skipped, odd rows through the full parser, errors in order."""
         rows: list[RawActs] = []
         lines: list[int] = []
