@@ -10,9 +10,9 @@ import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import accumulate
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +21,8 @@ from voxeval.acts import Acts
 from voxeval.data._fast import LABEL_CODES, ActsBlock, RawActs, fast_gold, fast_prediction, gold_block, prediction_block
 from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_prediction
 from voxeval.errors import InputError, Location
-from voxeval.io._jsonl import BLANK_START, decode_line, iter_line_blocks
+from voxeval.io import _jsonl
+from voxeval.io._jsonl import BLANK_START, decode_line
 
 
 def _parsed(sample_id: str, acts: Acts, failure: str | None = None) -> RawActs:
@@ -90,7 +91,7 @@ class _GoldArrays:
         self.lines.frombytes(np.asarray(lines, dtype=np.int64).tobytes())
         self.offsets.frombytes(np.asarray(offsets, dtype=np.int64).tobytes())
 
-    def add_fast(self, first: int, starts: list[int], block: ActsBlock) -> bool:
+    def add_fast(self, first: int, starts: npt.NDArray[np.int64], block: ActsBlock) -> bool:
         """Append a block the fast path decoded whole, unless an id repeats (then the caller goes line by line)."""
         n, base = len(block.ids), len(self.lengths)
         positions = range(base, base + n)
@@ -103,7 +104,7 @@ class _GoldArrays:
         self._append(block, np.arange(first, first + n), starts[:n])
         return True
 
-    def add_lines(self, first: int, starts: list[int], raw_lines: list[bytes], newline: bytes) -> None:
+    def add_lines(self, first: int, starts: npt.NDArray[np.int64], raw_lines: list[bytes], newline: bytes) -> None:
         """Append a block line by line: blank lines skipped, odd rows through the full parser, errors in order."""
         rows: list[RawActs] = []
         lines: list[int] = []
@@ -144,8 +145,35 @@ def block_of(rows: list[RawActs]) -> ActsBlock:
     )
 
 
-LineBlock = tuple[int, int, list[bytes], bool]
-"""What :func:`~voxeval.io._jsonl.iter_line_blocks` yields: first line number, its offset, lines, terminated."""
+class LineBlock(NamedTuple):
+    """Consecutive lines of a file, by position only: the lines themselves are read when needed."""
+
+    first: int
+    """Line number of the first line."""
+    starts: npt.NDArray[np.int64]
+    """Byte offset of each line."""
+    size: int
+    """Bytes of the lines, newlines included (the last line's only when ``terminated``)."""
+    terminated: bool
+    """False only for a last block holding a last line that had no newline."""
+
+    @property
+    def offset(self) -> int:
+        """Byte offset of the first line."""
+        return int(self.starts[0])
+
+    def lines(self, path: str | Path) -> list[bytes]:
+        """The lines, read from ``path``, without newline."""
+        with open(path, "rb") as handle:
+            data = os.pread(handle.fileno(), self.size, self.offset)
+        lines = data.split(b"\n")
+        if self.terminated:
+            lines.pop()
+        if len(lines) != len(self.starts) or len(data) != self.size:
+            raise InputError(Location(str(path), self.first), "the file changed while it was being read")
+        return lines
+
+
 Decode = Callable[[list[bytes]], "ActsBlock | None"]
 BlockDecoder = Callable[[Decode, str, Iterable[LineBlock]], Iterable[Any]]
 """Maps a block decoder over a file's line blocks, giving ``(line block, decoded)`` in order (maybe elsewhere)."""
@@ -153,13 +181,67 @@ SUB_BLOCK = 4096
 """Lines decoded (and later scored) together: small enough that a block's objects stay a few megabytes."""
 
 
+def _too_long(name: str, number: int) -> InputError:
+    return InputError(
+        Location(name, number), f"line longer than {_jsonl.MAX_LINE_BYTES} bytes; is this really a JSONL file?"
+    )
+
+
+def _open(path: str | Path) -> BinaryIO:
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(Location(str(path)), "file not found") from None
+    except IsADirectoryError:
+        raise InputError(Location(str(path)), "is a directory, expected a JSONL file") from None
+
+
+def _pieces(first: int, starts: npt.NDArray[np.int64], end: int, terminated: bool) -> Iterator[LineBlock]:
+    """Lines ``starts`` (the last one ending at ``end``) in blocks of at most :data:`SUB_BLOCK` lines."""
+    for k in range(0, starts.size, SUB_BLOCK):
+        piece = starts[k : k + SUB_BLOCK]
+        stop = int(starts[k + SUB_BLOCK]) if k + SUB_BLOCK < starts.size else end
+        yield LineBlock(first + k, piece, stop - int(piece[0]), terminated or k + SUB_BLOCK < starts.size)
+
+
 def line_blocks(path: str | Path) -> Iterator[LineBlock]:
-    """:func:`~voxeval.io._jsonl.iter_line_blocks` cut into pieces of at most :data:`SUB_BLOCK` lines."""
-    for first, offset, lines, terminated in iter_line_blocks(path):
-        for k in range(0, len(lines), SUB_BLOCK):
-            piece = lines[k : k + SUB_BLOCK]
-            yield first + k, offset, piece, terminated or k + SUB_BLOCK < len(lines)
-            offset += sum(map(len, piece)) + len(piece)
+    """The lines, numbers, offsets and errors of :func:`~voxeval.io._jsonl.iter_line_blocks`, without the lines.
+
+    Line ends are found by numpy over large reads: no object per line. Blocks hold at most :data:`SUB_BLOCK`
+    lines; blank lines are included (numbering is by position), the BOM of the first line skipped, and an
+    over-long line raises after the blocks before it were yielded.
+    """
+    name, limit = str(path), _jsonl.MAX_LINE_BYTES
+    with _open(path) as handle:
+        number, base, carry = 1, 0, b""  # base: file offset of data[0]
+        while True:
+            chunk = handle.read(_jsonl.READ_BLOCK)
+            data = carry + chunk
+            if chunk:  # the complete lines; the rest is carried to the next read
+                ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+                cut = int(ends[-1]) + 1 if ends.size else 0
+                carry = data[cut:]
+            else:  # the last line, without newline (b"" when the file ends with one)
+                ends, cut, carry = np.array([len(data)]), len(data), b""
+            starts = np.concatenate(([0], ends[:-1] + 1)) if ends.size else ends
+            lengths = ends - starts  # a BOM counts, as for readline
+            at = int(np.argmax(lengths >= limit)) if ends.size and lengths.max() >= limit else -1
+            if at == ends.size - 1 and not chunk and lengths[at] == limit:
+                at = -1  # an unterminated last line of exactly MAX_LINE_BYTES bytes is accepted
+            starts = starts + base
+            if number == 1 and ends.size and data.startswith(_jsonl._BOM):
+                starts[0] += len(_jsonl._BOM)
+            if at >= 0:
+                yield from _pieces(number, starts[:at], int(starts[at]), True)
+                raise _too_long(name, number + at)
+            if len(carry) > limit:
+                yield from _pieces(number, starts, base + cut, True)
+                raise _too_long(name, number + ends.size)
+            yield from _pieces(number, starts, base + cut, bool(chunk))
+            if not chunk:
+                return
+            number += ends.size
+            base += cut
 
 
 def decode_range(decode: Decode, path: str, offset: int, size: int, count: int) -> ActsBlock | None:
@@ -175,19 +257,23 @@ def decode_range(decode: Decode, path: str, offset: int, size: int, count: int) 
     return decode(lines) if len(lines) == count and len(data) == size else None
 
 
+def extent(block: LineBlock) -> tuple[int, int, int]:
+    """Offset, size in bytes and number of lines of a line block: the arguments of :func:`decode_range`."""
+    return block.offset, block.size, len(block.starts)
+
+
 def decode_inline(decode: Decode, path: str, blocks: Iterable[LineBlock]) -> Iterator[Any]:
     """The :data:`BlockDecoder` that decodes each block here, as it comes."""
-    return ((block, decode(block[2])) for block in blocks)
+    return ((block, decode_range(decode, path, *extent(block))) for block in blocks)
 
 
 def load_gold_index(path: str | Path, decoder: BlockDecoder = decode_inline) -> GoldIndex:
     """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty."""
     name = str(path)
     gold = _GoldArrays(name)
-    for (first, offset, block, terminated), columns in decoder(gold_block, name, line_blocks(path)):
-        starts = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
-        if columns is None or not gold.add_fast(first, starts, columns):
-            gold.add_lines(first, starts, block, b"\n" if terminated else b"")
+    for block, columns in decoder(gold_block, name, line_blocks(path)):
+        if columns is None or not gold.add_fast(block.first, block.starts, columns):
+            gold.add_lines(block.first, block.starts, block.lines(name), b"\n" if block.terminated else b"")
     if not gold.ids:
         raise InputError(Location(name), "no rows: a gold file needs at least one sample")
     n = np.frombuffer(gold.lengths, dtype=np.int64)
@@ -210,14 +296,22 @@ class PredictionBlock:
     """The prediction file."""
     first: int
     """Line number of the first line."""
-    offsets: list[int]
+    offsets: npt.NDArray[np.int64]
     """Byte offset of each line."""
     columns: ActsBlock | None
     """Every line's acts (weights not yet normalised); ``None`` unless every line is a valid row."""
-    lines: list[bytes]
-    """The lines, without newline."""
-    newline: bytes
-    """What ended the lines (``b""`` only for an unterminated last line)."""
+    span: LineBlock
+    """Where the lines are in the file (read only when the block goes line by line)."""
+
+    @cached_property
+    def lines(self) -> list[bytes]:
+        """The lines, without newline."""
+        return self.span.lines(self.path)
+
+    @property
+    def newline(self) -> bytes:
+        """What ended the lines (``b""`` only for an unterminated last line)."""
+        return b"\n" if self.span.terminated else b""
 
     def parse(self, k: int) -> RawActs | None:
         """Line ``k``: its acts, ``None`` for a blank line, or the user's error (from the full parser)."""
@@ -234,9 +328,8 @@ class PredictionBlock:
 
 def iter_prediction_blocks(path: str | Path, decoder: BlockDecoder = decode_inline) -> Iterator[PredictionBlock]:
     """A prediction file a block at a time; where ``columns`` is ``None`` the caller parses line by line, in order."""
-    for (first, offset, block, terminated), columns in decoder(prediction_block, str(path), line_blocks(path)):
-        offsets = list(accumulate(map((1).__add__, map(len, block)), initial=offset))
-        yield PredictionBlock(str(path), first, offsets, columns, block, b"\n" if terminated else b"")
+    for block, columns in decoder(prediction_block, str(path), line_blocks(path)):
+        yield PredictionBlock(str(path), block.first, block.starts, columns, block)
 
 
 def prediction_at(path: str | Path, line: int, offset: int) -> Prediction:

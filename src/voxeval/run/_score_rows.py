@@ -8,13 +8,14 @@ in which errors are found, do not depend on whether workers are used.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import accumulate
-from multiprocessing.pool import Pool
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy.typing as npt
 from voxeval.acts import LABELS, Step
 from voxeval.data import dumps
 from voxeval.data._fast import ActsBlock
-from voxeval.data._index import Decode, LineBlock, decode_inline, decode_range, normalised
+from voxeval.data._index import Decode, LineBlock, decode_inline, decode_range, extent, normalised
 from voxeval.metrics import batch_rows, pad, score_batch, score_sample
 
 KERNEL_MAX = 12
@@ -113,32 +114,32 @@ T_co = TypeVar("T_co", covariant=True)
 class Pending(Protocol[T_co]):
     """A call's result, now or later."""
 
-    def get(self) -> T_co: ...
+    def result(self) -> T_co: ...
 
 
 @dataclass(frozen=True)
 class _Done(Generic[T]):
     value: T
 
-    def get(self) -> T:
+    def result(self) -> T:
         return self.value
 
 
 class Lanes:
     """Calls run in a process pool (or inline without one), at most ``window`` ahead, results in call order."""
 
-    def __init__(self, pool: Pool | None, window: int = 4) -> None:
+    def __init__(self, pool: Executor | None, window: int = 4) -> None:
         self.pool, self.window = pool, window
 
     def submit(self, fn: Callable[..., T], *args: Any) -> Pending[T]:
         """Start ``fn(*args)``; inline, it has already run."""
-        return _Done(fn(*args)) if self.pool is None else self.pool.apply_async(fn, args)
+        return _Done(fn(*args)) if self.pool is None else self.pool.submit(fn, *args)
 
     def decoder(self, decode: Decode, path: str, blocks: Iterable[LineBlock]) -> Iterator[tuple[LineBlock, Any]]:
         """A :data:`~voxeval.data._index.BlockDecoder`; a worker reads its block from the file itself."""
         if self.pool is None:
             return decode_inline(decode, path, blocks)
-        return self.map(decode_range, blocks, key=lambda block: (decode, path, *_extent(block)))
+        return self.map(decode_range, blocks, key=lambda block: (decode, path, *extent(block)))
 
     def map(self, fn: Callable[..., T], items: Iterable[Any], key: Callable[[Any], tuple[Any, ...]]) -> Iterator[Any]:
         """``(item, fn(*key(item)))`` for each item, in order, with up to ``window`` calls running ahead."""
@@ -147,16 +148,10 @@ class Lanes:
             pending.append((item, self.submit(fn, *key(item))))
             if len(pending) > self.window:
                 done, result = pending.popleft()
-                yield done, result.get()
+                yield done, result.result()
         while pending:
             done, result = pending.popleft()
-            yield done, result.get()
-
-
-def _extent(block: LineBlock) -> tuple[int, int, int]:
-    """Offset, size in bytes (newlines included) and number of lines of a line block."""
-    _, offset, lines, terminated = block
-    return offset, sum(map(len, lines)) + len(lines) - (0 if terminated else 1), len(lines)
+            yield done, result.result()
 
 
 @contextmanager
@@ -166,6 +161,11 @@ def lanes(input_bytes: int) -> Iterator[Lanes]:
     if cores < 2 or input_bytes < WORKERS_FROM_BYTES:
         yield Lanes(None)
         return
-    # Forked now, while this process is small: the workers get only their tasks' data.
-    with Pool(min(cores, 2)) as pool:
+    # Forked at the first task, while this process is still small: the workers get only their tasks' data.
+    # Not multiprocessing.Pool: its worker-handler thread wakes whenever a result is waiting in the pipe and
+    # spins while a large result is read, taking the CPU the workers need.
+    pool = ProcessPoolExecutor(min(cores, 2), mp_context=multiprocessing.get_context("fork"))
+    try:
         yield Lanes(pool, window=2 * min(cores, 2))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

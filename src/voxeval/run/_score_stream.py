@@ -80,7 +80,7 @@ class _Stream:
 
     def _land(self) -> None:
         pos, result = self.pending.popleft()
-        data, lengths, values = result.get()
+        data, lengths, values = result.result()
         self.row_offset[pos] = self.written + np.cumsum(lengths) - lengths
         self.row_length[pos] = lengths
         self.values[:, pos] = values
