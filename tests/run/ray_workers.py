@@ -90,3 +90,18 @@ class GpuWorker:
         import ray
 
         return [{"key": payload, "status": "ok", "gpus": [str(g) for g in ray.get_gpu_ids()]}]
+
+
+@dataclass
+class ThreadsWorker:
+    """Rows carry the thread budget its process was given (what Whisper and llama.cpp would use)."""
+
+    cpu_bound: bool = True
+
+    def setup(self) -> None:
+        """Nothing to load."""
+
+    async def __call__(self, payload: str) -> list[dict[str, Any]]:
+        from voxeval.workers import cpu_threads
+
+        return [{"key": payload, "status": "ok", "threads": cpu_threads(2), "omp": os.environ.get("OMP_NUM_THREADS")}]

@@ -85,19 +85,25 @@ class AsyncExecutor:
 
 _WORKER: Any = None
 """The worker of this pool process, set up once by :func:`_start`."""
+_LOOP: asyncio.AbstractEventLoop | None = None
+"""The pool process's event loop, kept for its life (``asyncio.run`` per task cost ~0.4 ms)."""
 
 
-def _start(worker: Any) -> None:
-    global _WORKER
-    from voxeval.workers import die_with_parent
+def _start(worker: Any, threads: int) -> None:
+    global _WORKER, _LOOP
+    import os
+
+    from voxeval.workers import THREADS_ENV, die_with_parent
 
     die_with_parent()  # a killed driver must not leave workers blocked on the task queue forever
+    os.environ[THREADS_ENV] = str(threads)  # engines loaded by setup() share the cores with the other processes
     worker.setup()
-    _WORKER = worker
+    _WORKER, _LOOP = worker, asyncio.new_event_loop()
 
 
 def _call(payload: Any) -> list[Row]:
-    rows: list[Row] = asyncio.run(_WORKER(payload))
+    assert _LOOP is not None, "the pool initializer sets the loop"
+    rows: list[Row] = _LOOP.run_until_complete(_WORKER(payload))
     return rows
 
 
@@ -121,13 +127,15 @@ class ProcessExecutor:
     ) -> AsyncIterator[tuple[Task[P], Outcome]]:
         """Submit tasks to the pool, at most ``limit`` in flight; yield each as it finishes."""
         import multiprocessing
+        import os
         from concurrent.futures import ProcessPoolExecutor
 
         if not tasks:
             return
         size = max(1, min(self.processes, limit, len(tasks)))
+        threads = max(1, (os.cpu_count() or 1) // size)
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(size, mp_context=context, initializer=_start, initargs=(worker,)) as pool:
+        with ProcessPoolExecutor(size, mp_context=context, initializer=_start, initargs=(worker, threads)) as pool:
             todo = iter(tasks)
             running: dict[asyncio.Future[list[Row]], Task[P]] = {}
 
