@@ -1,7 +1,8 @@
 """Executors: where the work items of a stage run. The stage runner is the single writer of the logs.
 
 An executor takes a :class:`Worker` and its :class:`Task` s and streams back each task's result as it finishes,
-with at most ``limit`` tasks in flight. It never writes files of its own; the driver (``run_stage``) does.
+with at most ``limit`` tasks running at once and a bounded number in flight (the Ray executor queues a few more
+per actor so that none waits for the driver). It never writes files of its own; the driver (``run_stage``) does.
 That contract is all a new executor (e.g. a Ray cluster) must honour: submit tasks, stream results, bound the
 in-flight count, call :meth:`Worker.setup` once per worker process before its first task.
 """
@@ -56,7 +57,8 @@ class Executor(Protocol):
     """Name given on the command line (``--executor``)."""
 
     def run(self, worker: Worker[P], tasks: Sequence[Task[P]], limit: int) -> AsyncIterator[tuple[Task[P], Outcome]]:
-        """Run every task, at most ``limit`` in flight; yield each task with its rows or its error."""
+        """Run every task, at most ``limit`` at once and a bounded number in flight; yield each task with its rows
+        or its error."""
         ...
 
 
