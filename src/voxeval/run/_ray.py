@@ -318,6 +318,8 @@ class RayExecutor:
         The oldest call on it was running: a task running alone is charged one attempt; a batch's tasks are not
         (which one killed it is unknown) but each runs alone from now on. Calls queued behind it only waited.
         Tasks charged ``attempts`` deaths are returned as :class:`WorkerLost`; the others go back to ``todo``.
+        A call whose reply was still inside the process when the next call killed it looks like the running one
+        and is charged (Ray does not say which call was executing); attempts > 1 keep that from failing a task.
         """
         slot = call.slot
         if slot.queue[0] == ref and not call.waited:
