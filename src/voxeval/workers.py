@@ -16,6 +16,18 @@ import time
 
 POLL_SECONDS = 0.5
 """How often a worker checks that its parent is alive."""
+THREADS_ENV = "VOXEVAL_CPU_THREADS"
+"""Set by the process pool and the Ray executor in each worker process to the CPUs that worker holds."""
+
+
+def cpu_threads(default: int) -> int:
+    """Threads an engine with its own thread pool (Whisper, llama.cpp) may use in this process.
+
+    ``$VOXEVAL_CPU_THREADS`` where an executor set it (a Ray actor declaring ``num_cpus=1`` gets 1, so two actors on
+    two cores do not spin four threads), else ``default`` (in-process runs keep the engine's own setting).
+    """
+    value = os.environ.get(THREADS_ENV, "")
+    return max(1, int(value)) if value.isdigit() else default
 
 
 def die_with_parent(poll_seconds: float = POLL_SECONDS) -> None:

