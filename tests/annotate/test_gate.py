@@ -11,7 +11,7 @@ import pytest
 
 from voxeval.annotate import AnnotationInput
 from voxeval.annotate._garbage import garbage_reply
-from voxeval.annotate._gate import GATE_FEATURES, topic_features
+from voxeval.annotate._gate import GATE_FEATURES, relevance_features, relevance_score, topic_features
 from voxeval.annotate._offline import OfflineAnnotator, artefact_paths
 from voxeval.annotate._offline_model import load_artefact
 from voxeval.data import GoldSample, resolve_dataset
@@ -111,3 +111,15 @@ def test_same_domain_garbage_is_another_inputs_reply_of_the_same_domain() -> Non
         assert source.domain == sample.domain and source.input_text != sample.input_text
     with pytest.raises(ValueError, match="same_domain"):
         garbage_reply("nonsense", samples[0], samples)
+
+
+def test_relevance_features_are_the_product_the_distance_and_the_cosine() -> None:
+    u, v = np.zeros(512), np.zeros(512)
+    u[0], v[0], v[1] = 1.0, 0.6, 0.8
+    row = relevance_features(u, v)
+    assert row.shape == (1025,)
+    assert row[0] == pytest.approx(0.6) and row[512] == pytest.approx(0.4) and row[513] == pytest.approx(0.8)
+    assert row[-1] == pytest.approx(0.6)
+    weights = np.zeros(1026)
+    weights[-2], weights[-1] = 2.0, -1.0  # the cosine's weight, the intercept
+    assert relevance_score(weights, u, v) == pytest.approx(0.2)

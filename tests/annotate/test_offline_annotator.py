@@ -210,6 +210,6 @@ def test_garbage_replies_score_like_an_empty_reply_on_the_test_split(annotator: 
     report = garbage_check(annotator, resolve_dataset("ja-assistant").split("test").samples)
     for kind in ("constant", "random", "shuffled", "mojibake"):
         assert report["kinds"][kind]["wlcs_mean"] <= GARBAGE_LIMIT, report
-    # Another sample's (well-formed) reply: the 0.05 target is not met (0.085; offline-v3 before the topic features
-    # of the gate 0.114; docs/annotators.md); guard the measured level.
+    # Another sample's (well-formed) reply: the 0.05 target is not met (0.083 with the pairwise relevance column,
+    # 0.085 before it, 0.114 before the topic features of the gate; docs/annotators.md); guard the measured level.
     assert report["kinds"]["other"]["wlcs_mean"] <= 0.1, report

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from training.annotator.data import builtin_dev
-from training.annotator.examples import asr_variant, examples_from, gold_offsets, label_segments
+from training.annotator.examples import Embedded, asr_variant, examples_from, gold_offsets, label_segments
 from voxeval.acts import Step
 from voxeval.annotate._offline_model import (
     CLASSES,
@@ -150,3 +150,42 @@ def test_a_continuation_tag_may_only_follow_its_own_label() -> None:
     log_p[1, plus_answer] = 5.0
     path = viterbi(log_p, trans, 1.0)
     assert TAGS[path[1]] != "+Answer" or TAGS[path[0]] == "Answer"
+
+
+def _synthetic_embeddings(n: int, seed: int = 0) -> Embedded:
+    """Replies that lie near their own input (a relevance model can learn that), backgrounds unrelated."""
+    rng = np.random.default_rng(seed)
+    users = rng.normal(size=(n, 512))
+    replies = users + 0.5 * rng.normal(size=(n, 512))
+    return Embedded([r[None, :] for r in replies], users, rng.normal(size=(n, 512)))
+
+
+def test_relevance_pairs_are_deterministic_and_their_negatives_answer_other_domains() -> None:
+    from training.annotator.relevance import NEGATIVES, _pairs
+
+    examples = examples_from(builtin_dev())
+    idx = list(range(len(examples)))
+    pairs = _pairs(examples, idx, NEGATIVES, 0)
+    assert pairs == _pairs(examples, idx, NEGATIVES, 0)
+    assert sum(a == b for a, b in pairs) == len(idx)
+    negatives = [(a, b) for a, b in pairs if a != b]
+    assert len(negatives) == NEGATIVES * len(idx)
+    assert all(examples[a].sample.domain != examples[b].sample.domain for a, b in negatives)
+
+
+def test_relevance_scores_a_reply_to_its_own_input_above_another_inputs_reply_out_of_fold() -> None:
+    from training.annotator.relevance import contexts, cross_fitted, group_fold, reply_vectors
+    from voxeval.annotate._gate import relevance_score
+
+    examples = examples_from(builtin_dev())[:150]
+    emb = _synthetic_embeddings(len(examples))
+    idx = list(range(len(examples)))
+    weights = cross_fitted(examples, emb, idx, c=1.0)
+    full, _ = contexts(emb)
+    replies = reply_vectors(emb)
+    fold = [group_fold(ex.reply.group, 3) for ex in examples]
+    own = [relevance_score(weights[i], full[i], replies[i]) for i in idx]
+    other = [relevance_score(weights[i], full[i], replies[(i + 1) % len(idx)]) for i in idx]
+    assert np.mean(np.array(own) > np.array(other)) > 0.9
+    # Out of fold: an example's weights were fitted without any reply to its own input.
+    assert len({id(weights[i]) for i in idx}) == len(set(fold))

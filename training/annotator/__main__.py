@@ -67,7 +67,9 @@ def fit(
     examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int], encoder: Encoder, settings: Settings
 ) -> tuple[OfflineModel, dict[str, Any]]:
     """Gate and model fitted on the examples at ``idx``, and the gate's out-of-fold figures."""
-    gate, gate_report = fit_gate(examples, emb, idx, encoder, settings.gate_c, settings.gate_keep)
+    gate, gate_report = fit_gate(
+        examples, emb, idx, encoder, settings.gate_c, settings.gate_keep, *settings.relevance()
+    )
     return train_model(examples, emb, settings, idx, gate, training_table(examples, idx)), gate_report
 
 

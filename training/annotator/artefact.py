@@ -57,6 +57,7 @@ def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, by
         "gate_scale": gate.scale.astype(np.float32) if gate else empty,
         "gate_coef": gate.coef.astype(np.float32) if gate else empty,
         "gate_anchors": gate.anchors.astype(np.float32) if gate else empty.reshape(0, 0),
+        "gate_relevance": gate.relevance.astype(np.float32) if gate else empty,
     }
     npz = _npz_bytes(arrays)
     full = {

@@ -89,7 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         held = [i for i in range(len(examples)) if fold[i] == f]
         gate = None
         if not args.no_gate:
-            gate, _ = fit_gate(examples, emb, train, encoder, settings.gate_c, settings.gate_keep)
+            gate, _ = fit_gate(
+                examples, emb, train, encoder, settings.gate_c, settings.gate_keep, *settings.relevance()
+            )
         model = train_model(examples, emb, settings, train, gate, training_table(examples, train))
         preds += predict(model, examples, emb, held)
         order += held

@@ -8,7 +8,9 @@ Each real reply's input and background are also paired with another domain's tra
 full context only: trained without the background too, such pairs cost more real replies given no background
 than they catch). The topic anchors are the mean input embeddings of each domain of the fitted replies.
 The garbage is salted differently from the garbage check, so the check never replays training garbage. Out of
-fold, :data:`MEASURED_ONLY` kinds are measured but never trained on.
+fold, :data:`MEASURED_ONLY` kinds are measured but never trained on. The pairwise relevance column
+(``training.annotator.relevance``) of the gate's own training rows is cross-fitted, and every fold here groups
+replies by the input they answer.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 
 from training.annotator.examples import Embedded, ReplyExample
 from training.annotator.fit import training_table
+from training.annotator.relevance import cross_fitted, fit_relevance, group_fold
 from voxeval.annotate._features import Encoder
 from voxeval.annotate._garbage import garbage_reply
 from voxeval.annotate._gate import Gate, gate_row
@@ -86,6 +89,8 @@ class GateData:
     """Index of the example each row was made from."""
     kind: np.ndarray
     """``real`` or the garbage kind."""
+    blank: np.ndarray
+    """Which context the row was given: ``none`` (all of it), ``background`` (input only) or ``all`` (none)."""
 
 
 def _context(ex: ReplyExample, emb: Embedded, i: int, blank: str) -> tuple[str, np.ndarray, str, np.ndarray]:
@@ -110,23 +115,35 @@ def gate_rows(
     encoder: Encoder,
     table: np.ndarray,
     anchors: np.ndarray,
+    relevance: dict[int, np.ndarray],
     measured: bool = False,
 ) -> GateData:
     """Feature rows of the real replies at ``idx`` and of garbage made from them, with blank-context copies
-    (and, when ``measured``, the :data:`MEASURED_ONLY` kinds)."""
-    rows, labels, owner, kinds = [], [], [], []
+    (and, when ``measured``, the :data:`MEASURED_ONLY` kinds); ``relevance``: per example, the relevance weights
+    its rows are scored with."""
+    rows, labels, owner, kinds, blanks = [], [], [], [], []
     for n, i in enumerate(idx):
         ex = examples[i]
         for blank in _blanks(n):
             user, user_emb, bg, bg_emb = _context(ex, emb, i, blank)
             rows.append(
                 gate_row(
-                    ex.sample.output_text, ex.segments, emb.segments[i], user, user_emb, bg, bg_emb, table, anchors
+                    ex.sample.output_text,
+                    ex.segments,
+                    emb.segments[i],
+                    user,
+                    user_emb,
+                    bg,
+                    bg_emb,
+                    table,
+                    anchors,
+                    relevance[i],
                 )
             )
             labels.append(1)
             owner.append(i)
             kinds.append("real")
+            blanks.append(blank)
     garbage = [g for g in _garbage_texts(examples, idx, measured) if segment(g[2])]
     cut = [segment(g[2]) for g in garbage]
     vectors = encoder.encode([s.text for segs in cut for s in segs])
@@ -135,11 +152,12 @@ def gate_rows(
         seg_emb = vectors[cursor : cursor + len(segs)]
         cursor += len(segs)
         user, user_emb, bg, bg_emb = _context(examples[i], emb, i, blank)
-        rows.append(gate_row(text, segs, seg_emb, user, user_emb, bg, bg_emb, table, anchors))
+        rows.append(gate_row(text, segs, seg_emb, user, user_emb, bg, bg_emb, table, anchors, relevance[i]))
         labels.append(0)
         owner.append(i)
         kinds.append(kind)
-    return GateData(np.vstack(rows), np.array(labels), np.array(owner), np.array(kinds))
+        blanks.append(blank)
+    return GateData(np.vstack(rows), np.array(labels), np.array(owner), np.array(kinds), np.array(blanks))
 
 
 def _standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -156,24 +174,54 @@ def _fit(data: GateData, c: float) -> tuple[np.ndarray, np.ndarray, Any]:
     return mean, scale, LogisticRegression(C=c, max_iter=3000, tol=1e-6).fit((data.x - mean) / scale, data.y)
 
 
+def _rejected_by_style(examples: Sequence[ReplyExample], data: GateData, p: np.ndarray, threshold: float) -> dict:
+    """Real replies given their full context that the threshold rejects, counted by style (out of fold)."""
+    real = (data.kind == "real") & (data.blank == "none")
+    out: dict[str, int] = {}
+    for i, prob in zip(data.owner[real], p[real], strict=True):
+        style = examples[int(i)].reply.style
+        out[style] = out.get(style, 0) + int(prob < threshold)
+    return dict(sorted(out.items()))
+
+
 def fit_gate(
-    examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int], encoder: Encoder, c: float, keep: float
+    examples: Sequence[ReplyExample],
+    emb: Embedded,
+    idx: Sequence[int],
+    encoder: Encoder,
+    c: float,
+    keep: float,
+    relevance_c: float = 1.0,
+    relevance_same: int = 0,
 ) -> tuple[Gate, dict[str, Any]]:
-    """The gate fitted on ``idx``, its threshold keeping ``keep`` of real replies out of fold (3 folds, each with
-    its own bigram table), and the out-of-fold share of each kind that the threshold lets through."""
-    probs, kinds = [], []
+    """The gate fitted on ``idx``, its threshold keeping ``keep`` of real replies out of fold (3 folds grouped by
+    input, each with its own bigram table, anchors and relevance model), and the out-of-fold share of each kind
+    that the threshold lets through."""
+    probs, held_data = [], []
     for f in range(3):
-        train = [i for n, i in enumerate(idx) if n % 3 != f]
-        held = [i for n, i in enumerate(idx) if n % 3 == f]
+        train = [i for i in idx if group_fold(examples[i].reply.group, 3) != f]
+        held = [i for i in idx if group_fold(examples[i].reply.group, 3) == f]
         table, anchors = training_table(examples, train), topic_anchors(examples, emb, train)
-        mean, scale, clf = _fit(gate_rows(examples, emb, train, encoder, table, anchors), c)
-        test = gate_rows(examples, emb, held, encoder, table, anchors, measured=True)
+        rel = cross_fitted(examples, emb, train, relevance_c, relevance_same)
+        mean, scale, clf = _fit(gate_rows(examples, emb, train, encoder, table, anchors, rel), c)
+        weights = fit_relevance(examples, emb, train, relevance_c, relevance_same)
+        test = gate_rows(examples, emb, held, encoder, table, anchors, dict.fromkeys(held, weights), measured=True)
         probs.append(clf.predict_proba((test.x - mean) / scale)[:, 1])
-        kinds.append(test.kind)
-    p, kind = np.concatenate(probs), np.concatenate(kinds)
+        held_data.append(test)
+    p = np.concatenate(probs)
+    data = GateData(*(np.concatenate([getattr(d, k) for d in held_data]) for k in GateData.__dataclass_fields__))
+    kind = data.kind
     threshold = float(min(np.quantile(p[kind == "real"], 1.0 - keep), 0.5))
     passed = {str(k): round(float((p[kind == k] >= threshold).mean()), 4) for k in sorted(set(kind.tolist()))}
     anchors = topic_anchors(examples, emb, idx)
-    mean, scale, clf = _fit(gate_rows(examples, emb, idx, encoder, training_table(examples, idx), anchors), c)
-    gate = Gate(mean, scale, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]), threshold, anchors)
-    return gate, {"threshold": round(threshold, 4), "out_of_fold_passed": passed}
+    rel = cross_fitted(examples, emb, idx, relevance_c, relevance_same)
+    table = training_table(examples, idx)
+    mean, scale, clf = _fit(gate_rows(examples, emb, idx, encoder, table, anchors, rel), c)
+    weights = fit_relevance(examples, emb, idx, relevance_c, relevance_same)
+    gate = Gate(mean, scale, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]), threshold, anchors, weights)
+    report = {
+        "threshold": round(threshold, 4),
+        "out_of_fold_passed": passed,
+        "out_of_fold_real_rejected_by_style": _rejected_by_style(examples, data, p, threshold),
+    }
+    return gate, report

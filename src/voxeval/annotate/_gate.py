@@ -5,7 +5,10 @@ character bigrams), the sentence-embedding agreement of the reply with the user'
 background, the characters and character bigrams they share, and how the reply's topic agrees with the
 request's. Topics are read against the gate's *anchors*: the mean embedding of the training inputs of each
 domain. A reply closer to another domain's requests than to its own request, or whose topic profile over the
-anchors differs from the request's, looks like another exchange's reply. A reply the gate rejects gets no acts.
+anchors differs from the request's, looks like another exchange's reply. A learned pairwise *relevance* score adds
+what the fixed cosines miss: a logistic model over ``[u*v, |u-v|, u.v]`` of the context's and the reply's unit
+embeddings, trained on real (input, reply) pairs against (input, another domain's reply) pairs. A reply the gate
+rejects gets no acts.
 Trained on the training replies (kept) against garbage made from them (rejected), including each reply paired
 with another training input: see ``training/annotator``.
 """
@@ -44,6 +47,7 @@ GATE_FEATURES = (
     "reply_bigrams_in_context",
     "context_margin_over_anchors",
     "log_topic_agreement",
+    "pair_relevance",
 )
 """The gate's columns."""
 
@@ -77,6 +81,18 @@ def topic_features(
     return [shared, margin, float(np.log(agreement + 1e-6))]
 
 
+def relevance_features(context_vec: np.ndarray, reply_vec: np.ndarray) -> np.ndarray:
+    """The pairwise relevance model's input for unit embeddings: ``[u*v, |u-v|, u.v]`` (rows for 2-d input)."""
+    prod = context_vec * reply_vec
+    return np.concatenate([prod, np.abs(context_vec - reply_vec), prod.sum(axis=-1, keepdims=True)], axis=-1)
+
+
+def relevance_score(weights: np.ndarray, context_vec: np.ndarray, reply_vec: np.ndarray) -> float:
+    """The relevance model's log-odds that the reply answers the context (``weights``: coefficients, then the
+    intercept)."""
+    return float(relevance_features(context_vec, reply_vec) @ weights[:-1] + weights[-1])
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     norm = float(np.linalg.norm(v))
     return v / norm if norm > 0 else v
@@ -92,16 +108,19 @@ def gate_row(
     background_emb: np.ndarray,
     table: np.ndarray,
     anchors: np.ndarray,
+    relevance: np.ndarray,
     segment_surface: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The gate's feature row of one reply (:data:`GATE_FEATURES`) given the topic ``anchors`` (unit rows);
-    ``segment_surface`` (the segments' :func:`surface_features` rows) is computed when not given."""
+    """The gate's feature row of one reply (:data:`GATE_FEATURES`) given the topic ``anchors`` (unit rows) and the
+    pairwise ``relevance`` weights; ``segment_surface`` (the segments' :func:`surface_features` rows) is computed
+    when not given."""
     if segment_surface is None:
         segment_surface = np.array([surface_features(s.text, table) for s in segments])
     reply_emb = _unit(seg_emb.mean(axis=0))
     user_vec, background_vec = _unit(user_emb), _unit(background_emb)
     user_chars, reply_chars = _content(user_input), _content(reply)
     context = user_chars | _content(background)
+    context_vec = _unit(user_vec + background_vec)
     named = [
         *surface_features(reply, table),
         float(segment_surface[:, SURFACE_FEATURES.index("bigram_known")].min()),
@@ -114,7 +133,8 @@ def gate_row(
         0.0 if user_input.strip() else 1.0,
         0.0 if background.strip() else 1.0,
         float(np.log(len(segments))),
-        *topic_features(reply, reply_emb, f"{user_input}\n{background}", _unit(user_vec + background_vec), anchors),
+        *topic_features(reply, reply_emb, f"{user_input}\n{background}", context_vec, anchors),
+        relevance_score(relevance, context_vec, reply_emb),
     ]
     return np.array(named, dtype=np.float64)
 
@@ -135,6 +155,8 @@ class Gate:
     """Smallest probability at which a reply is annotated."""
     anchors: np.ndarray
     """Topic anchors, shape ``(k, 512)``: the unit mean embedding of the training inputs of each domain."""
+    relevance: np.ndarray
+    """The pairwise relevance model's weights, shape ``(2 * 512 + 2,)``: coefficients, then the intercept."""
 
     def probability(self, row: np.ndarray) -> float:
         """``P(real reply)`` of one feature row."""

@@ -56,6 +56,7 @@ ARRAY_NAMES = (
     "gate_coef",
     "gate_anchors",
     "boundary_coef",
+    "gate_relevance",
 )
 """Arrays stored in the ``.npz`` (``bigrams`` bit-packed)."""
 
@@ -148,6 +149,7 @@ class OfflineModel:
                 bg_emb,
                 self.bigrams,
                 self.gate.anchors,
+                self.gate.relevance,
                 surface,
             )
             p_real = self.gate.probability(row)
@@ -402,6 +404,7 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
             intercept=float(meta["gate"]["intercept"]),
             threshold=float(meta["gate"]["threshold"]),
             anchors=arrays["gate_anchors"].astype(np.float64),
+            relevance=arrays["gate_relevance"].astype(np.float64),
         )
     model = OfflineModel(
         vocabulary=tuple(meta["vocabulary"]),
