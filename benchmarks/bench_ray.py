@@ -14,7 +14,7 @@ the same stage with no Ray in between) and Ray actors 1 and 2 on a local two-CPU
 
 ``overhead``: CPU seconds per item that the driver, the raylet, the GCS and the actors spend on a no-op worker (from
 ``/proc`` and the actors' own clocks), which unlike wall-time ratios survives a busy machine. Driver memory: a no-op
-worker through ``run_stage`` on Ray for 10k/30k/100k items, each in a fresh process: peak RSS (``ru_maxrss``,
+worker through ``run_stage`` on Ray for 10k/30k/100k items, each in a fresh process: peak RSS (``VmHWM``,
 which includes starting Ray) and the RSS just before and after the stage. The load average is printed because the
 2 cores may be shared.
 Run: ``python benchmarks/bench_ray.py [--stages synthesis,judge,cascade,overhead] [--items 336] [--repeats 3]
@@ -122,10 +122,10 @@ def overhead_row(n: int, workers: int, worker: CpuWorker) -> dict[str, Any]:
                driver_raylet_gcs_actors_cpu_ms_per_item=round(sum(ms.values()) + 1000 * actors / n, 3))  # fmt: skip
 
 
-def rss_mb() -> float:
-    """Resident memory of this process now (Linux ``/proc``), in MB."""
+def rss_mb(field: str = "VmRSS") -> float:
+    """Resident memory of this process (Linux ``/proc``), in MB: now (``VmRSS``) or its peak (``VmHWM``)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -148,7 +148,9 @@ def driver_memory(n: int) -> dict[str, Any]:
             after = rss_mb()
     finally:
         ray.shutdown()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # Not ``ru_maxrss``: Linux keeps it across ``exec``, so this process would report the size of the benchmark
+    # process it was forked from (3.1 GB once the cascade stage has loaded its models there).
+    peak = rss_mb("VmHWM")
     return row("driver memory (no-op worker, 2 actors)", f"{n} items", items=n, median_s=round(took, 1),
                items_per_s=round(n / took), driver_peak_mb=round(peak), driver_rss_before_mb=round(before),
                driver_rss_after_mb=round(after))  # fmt: skip
