@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -164,12 +164,8 @@ class LineBlock(NamedTuple):
 
     def lines(self, path: str | Path) -> list[bytes]:
         """The lines, read from ``path``, without newline."""
-        with open(path, "rb") as handle:
-            data = os.pread(handle.fileno(), self.size, self.offset)
-        lines = data.split(b"\n")
-        if self.terminated:
-            lines.pop()
-        if len(lines) != len(self.starts) or len(data) != self.size:
+        lines = read_lines(path, *extent(self))
+        if lines is None:
             raise InputError(Location(str(path), self.first), "the file changed while it was being read")
         return lines
 
@@ -185,15 +181,6 @@ def _too_long(name: str, number: int) -> InputError:
     return InputError(
         Location(name, number), f"line longer than {_jsonl.MAX_LINE_BYTES} bytes; is this really a JSONL file?"
     )
-
-
-def _open(path: str | Path) -> BinaryIO:
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(Location(str(path)), "file not found") from None
-    except IsADirectoryError:
-        raise InputError(Location(str(path)), "is a directory, expected a JSONL file") from None
 
 
 def _pieces(first: int, starts: npt.NDArray[np.int64], end: int, terminated: bool) -> Iterator[LineBlock]:
@@ -212,7 +199,7 @@ def line_blocks(path: str | Path) -> Iterator[LineBlock]:
     over-long line raises after the blocks before it were yielded.
     """
     name, limit = str(path), _jsonl.MAX_LINE_BYTES
-    with _open(path) as handle:
+    with _jsonl.open_jsonl(path) as handle:
         number, base, carry = 1, 0, b""  # base: file offset of data[0]
         while True:
             chunk = handle.read(_jsonl.READ_BLOCK)
@@ -244,17 +231,24 @@ def line_blocks(path: str | Path) -> Iterator[LineBlock]:
             base += cut
 
 
+def read_lines(path: str | Path, offset: int, size: int, count: int) -> list[bytes] | None:
+    """The ``count`` lines at ``[offset, offset + size)`` of ``path``, without newline; ``None`` when the bytes are
+    not the expected lines any more (the file changed)."""
+    with open(path, "rb") as handle:
+        data = os.pread(handle.fileno(), size, offset)
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):  # the last line's newline, not an empty line after it
+        lines.pop()
+    return lines if len(lines) == count and len(data) == size else None
+
+
 def decode_range(decode: Decode, path: str, offset: int, size: int, count: int) -> ActsBlock | None:
     """``decode`` over the ``count`` lines at ``[offset, offset + size)`` of ``path``, read here (in a worker).
 
     ``None`` when the bytes are not the expected lines any more (the file changed): the caller goes line by line.
     """
-    with open(path, "rb") as handle:
-        data = os.pread(handle.fileno(), size, offset)
-    lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()
-    return decode(lines) if len(lines) == count and len(data) == size else None
+    lines = read_lines(path, offset, size, count)
+    return None if lines is None else decode(lines)
 
 
 def extent(block: LineBlock) -> tuple[int, int, int]:

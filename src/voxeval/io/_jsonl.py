@@ -9,7 +9,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from voxeval.errors import InputError, Location, OutputError
 
@@ -38,6 +38,16 @@ def _decode_line(raw: bytes, where: Location) -> dict[str, Any]:
     return row
 
 
+def open_jsonl(path: str | Path) -> BinaryIO:
+    """``path`` opened for binary reading; a missing file or a directory is the user's error naming the path."""
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(Location(str(path)), "file not found") from None
+    except IsADirectoryError:
+        raise InputError(Location(str(path)), "is a directory, expected a JSONL file") from None
+
+
 def iter_lines(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, int, bytes]]:
     """Yield ``(line_number, byte_offset, raw_line)`` for each non-blank line of a JSONL file, undecoded.
 
@@ -45,13 +55,7 @@ def iter_lines(path: str | Path, *, complete_only: bool = False) -> Iterator[tup
     line), for readers that decode rows themselves. ``byte_offset`` is where the line starts in the file.
     """
     name = str(path)
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below; open errors need their own message
-    except FileNotFoundError:
-        raise InputError(Location(name), "file not found") from None
-    except IsADirectoryError:
-        raise InputError(Location(name), "is a directory, expected a JSONL file") from None
-    with handle:
+    with open_jsonl(path) as handle:
         offset = 0
         for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
             start, offset = offset, offset + len(raw)
@@ -85,13 +89,7 @@ def iter_line_blocks(path: str | Path) -> Iterator[tuple[int, int, list[bytes], 
     first line removed. An over-long line raises after the lines before it were yielded.
     """
     name = str(path)
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below; open errors need their own message
-    except FileNotFoundError:
-        raise InputError(Location(name), "file not found") from None
-    except IsADirectoryError:
-        raise InputError(Location(name), "is a directory, expected a JSONL file") from None
-    with handle:
+    with open_jsonl(path) as handle:
         number, offset, carry = 1, 0, b""
         while True:
             chunk = handle.read(READ_BLOCK)
