@@ -1,7 +1,15 @@
 """The provider layer every model call goes through: records, spec strings, providers, retries, limits, cache."""
 
 from voxeval.llm import _gemini, _llamacpp, _openai  # noqa: F401 - importing registers the providers
-from voxeval.llm._cache import CachedChatModel, RequestCache, cache_key, cached, request_cache, set_request_cache
+from voxeval.llm._cache import (
+    CachedChatModel,
+    RequestCache,
+    cache_key,
+    cached,
+    request_cache,
+    request_cache_off,
+    set_request_cache,
+)
 from voxeval.llm._gemini import GEMINI_BASE_URL, gemini_payload, parse_gemini
 from voxeval.llm._gemini_files import GeminiFiles, UploadedFile
 from voxeval.llm._http import HttpClient, HttpReply, ResponseLimits, redact, redact_error
@@ -60,6 +68,7 @@ __all__ = [
     "redact",
     "redact_error",
     "request_cache",
+    "request_cache_off",
     "set_request_cache",
     "strip_json_fences",
     "weights_path",

@@ -6,6 +6,8 @@ import asyncio
 import base64
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -168,3 +170,18 @@ def request_cache() -> RequestCache | None:
     if isinstance(_request_cache, str):
         return RequestCache(cache_dir("requests"))
     return _request_cache
+
+
+@contextmanager
+def request_cache_off(off: bool = True) -> Iterator[None]:
+    """Within the block, models built from spec strings answer without the request cache (when ``off``).
+
+    The setting is restored exactly afterwards (including "not set yet": the default directory stays lazy)."""
+    global _request_cache
+    previous = _request_cache
+    if off:
+        _request_cache = None
+    try:
+        yield
+    finally:
+        _request_cache = previous

@@ -167,7 +167,7 @@ class LlamaCppChatModel:
                 "weights": self.weights.filename,
                 "sha256": self.weights.sha256,
                 "n_ctx": N_CTX,
-                "n_threads": N_THREADS,
+                "n_threads": cpu_threads(N_THREADS),  # this process's budget; a one-CPU worker's copy uses 1
                 "seed": 0,
                 "concurrency": 1,
             },

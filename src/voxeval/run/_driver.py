@@ -56,15 +56,10 @@ def build_components(use_cache: bool, build: Callable[[], T]) -> T:
 
     The process-wide cache setting is restored afterwards, so a library caller's next run is unaffected.
     """
-    from voxeval.llm import request_cache, set_request_cache
+    from voxeval.llm import request_cache_off
 
-    previous = request_cache()
-    if not use_cache:
-        set_request_cache(None)
-    try:
+    with request_cache_off(not use_cache):
         return build()
-    finally:
-        set_request_cache(previous)
 
 
 def _components(bench: Benchmark, settings: RunSettings, use_cache: bool) -> tuple[list[SpokenDialogueSystem], Scorer]:

@@ -52,9 +52,10 @@ class CascadeSystem:
     concurrency = 1  # the offline parts are CPU-bound and already use both cores
 
     def __init__(self, options: dict[str, str]) -> None:
-        from voxeval.llm import chat_model_from_spec
+        from voxeval.llm import chat_model_from_spec, request_cache
 
         self.options = options
+        self._uses_cache = request_cache() is not None  # a worker's copy is built the same way (see __reduce__)
         self.name = "cascade" if options == DEFAULTS else "cascade:" + ",".join(f"{k}={v}" for k, v in options.items())
         self._asr: Any = None
         if options["asr"] != "oracle":
@@ -77,9 +78,12 @@ class CascadeSystem:
         local_llm = self.options["llm"].split(":")[0] == "llamacpp"
         return local_llm or self._asr is not None or self._tts is not None
 
-    def __reduce__(self) -> tuple[Any, tuple[dict[str, str]]]:
-        """Pickled as its options: a worker process builds its own engines (models load there, once)."""
-        return (CascadeSystem, (dict(self.options),))
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, str], bool]]:
+        """Pickled as its options: a worker process builds its own engines (models load there, once).
+
+        Whether the LLM answers through the request cache travels too, so ``--no-cache`` holds in process-pool
+        and Ray workers (the worker's cache is its own ``$VOXEVAL_CACHE/requests``)."""
+        return (_rebuild, (dict(self.options), self._uses_cache))
 
     async def respond(self, turn: Turn) -> Reply:
         """ASR → LLM → TTS for one turn."""
@@ -141,3 +145,11 @@ class CascadeSystem:
 def make_cascade(rest: str) -> CascadeSystem:
     """``cascade[:asr=…,llm=…,tts=…|none,language=…]``."""
     return CascadeSystem(parse_cascade_options(rest))
+
+
+def _rebuild(options: dict[str, str], uses_cache: bool) -> CascadeSystem:
+    """A pickled cascade rebuilt in a worker, with the request cache on or off as where it was built."""
+    from voxeval.llm import request_cache_off
+
+    with request_cache_off(not uses_cache):
+        return CascadeSystem(options)
