@@ -68,3 +68,46 @@ def test_duplicate_id_in_a_clean_block_names_both_lines(tmp_path, monkeypatch, s
     assert str(streamed.value) == str(loaded.value)
     assert ".jsonl:41, field id:" in str(streamed.value) and "first on line 3" in str(streamed.value)
     assert not (tmp_path / "out").exists()
+
+
+def _plain_files(tmp_path: Path, n: int = 400) -> tuple[Path, Path]:
+    rng = random.Random(11)
+    golds = [gold_row(f"g{k}", _steps(rng, 1, 6)) for k in range(n)]
+    preds = [pred_row(g["id"], _steps(rng, 0, 6)) for g in golds]
+    return write_jsonl(tmp_path / "g.jsonl", golds), write_jsonl(tmp_path / "p.jsonl", preds)
+
+
+def test_files_are_hashed_as_they_are_read(tmp_path) -> None:
+    import hashlib
+
+    gold, pred = _plain_files(tmp_path)
+    scored = score_files(gold, pred, tmp_path / "out", dataset="d", system="s")
+    assert scored.gold_sha256 == hashlib.sha256(gold.read_bytes()).hexdigest()
+    assert scored.pred_sha256 == hashlib.sha256(pred.read_bytes()).hexdigest()
+
+
+def test_spill_synced_in_the_background_writes_the_same_rows(tmp_path, monkeypatch) -> None:
+    import os
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr("voxeval.run._score_stream.SYNC_EVERY", 2_000)  # a background sync every few batches
+    monkeypatch.setattr("voxeval.run._score_stream.BATCH", 16)
+    monkeypatch.setattr("voxeval.io._jsonl.READ_BLOCK", 1_500)
+    monkeypatch.setattr("os.fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    gold, pred = _plain_files(tmp_path)
+    _assert_stream_equals_memory(gold, pred, tmp_path)
+    assert len(synced) > 3, "the spill was synced while rows were still coming"
+
+
+def test_a_failed_background_sync_fails_the_run_and_leaves_nothing(tmp_path, monkeypatch) -> None:
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr("voxeval.run._score_stream.SYNC_EVERY", 2_000)
+    monkeypatch.setattr("voxeval.io._jsonl.READ_BLOCK", 1_500)
+    monkeypatch.setattr("os.fsync", broken)
+    gold, pred = _plain_files(tmp_path)
+    with pytest.raises(OSError, match="Input/output error"):
+        score_files(gold, pred, tmp_path / "out", dataset="d", system="s")
+    assert not (tmp_path / "out").exists()

@@ -30,13 +30,13 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def _write_config(args: argparse.Namespace, dataset: str, system: str) -> None:
-    """Record the inputs, so that ``voxeval report OUT`` can rebuild the folder's report."""
+def _write_config(args: argparse.Namespace, dataset: str, system: str, sha256: dict[str, str]) -> None:
+    """Record the inputs (hashed as they were scored), so that ``voxeval report OUT`` can rebuild the report."""
     from voxeval.benchmark._da import score_config
     from voxeval.io import atomic_write_json
 
     settings = {"gold": str(args.gold), "pred": str(args.pred), "dataset": dataset, "system": system}
-    atomic_write_json(args.out / "config.json", score_config({**settings, "ignore_extra": args.ignore_extra}))
+    atomic_write_json(args.out / "config.json", score_config({**settings, "ignore_extra": args.ignore_extra}, sha256))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from voxeval.run._score_stream import score_files
 
     # Streams: gold is held compactly, predictions are scored in batches, rows are written as they come.
-    row = score_files(
+    scored = score_files(
         args.gold,
         args.pred,
         args.out,
@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         system=args.system_name or args.pred.stem,
         ignore_extra=args.ignore_extra,
     )
-    _write_config(args, row.dataset, row.system)
+    row = scored.row
+    _write_config(args, row.dataset, row.system, {"gold": scored.gold_sha256, "pred": scored.pred_sha256})
     if args.json:
         print(
             json.dumps(

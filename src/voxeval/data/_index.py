@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -170,6 +170,12 @@ class LineBlock(NamedTuple):
         return lines
 
 
+class Digest(Protocol):
+    """What :func:`line_blocks` feeds the bytes it reads to (a ``hashlib`` hash object)."""
+
+    def update(self, data: bytes, /) -> None: ...
+
+
 Decode = Callable[[list[bytes]], "ActsBlock | None"]
 BlockDecoder = Callable[[Decode, str, Iterable[LineBlock]], Iterable[Any]]
 """Maps a block decoder over a file's line blocks, giving ``(line block, decoded)`` in order (maybe elsewhere)."""
@@ -191,18 +197,21 @@ def _pieces(first: int, starts: npt.NDArray[np.int64], end: int, terminated: boo
         yield LineBlock(first + k, piece, stop - int(piece[0]), terminated or k + SUB_BLOCK < starts.size)
 
 
-def line_blocks(path: str | Path) -> Iterator[LineBlock]:
+def line_blocks(path: str | Path, digest: Digest | None = None) -> Iterator[LineBlock]:
     """The lines, numbers, offsets and errors of :func:`~voxeval.io._jsonl.iter_line_blocks`, without the lines.
 
     Line ends are found by numpy over large reads: no object per line. Blocks hold at most :data:`SUB_BLOCK`
     lines; blank lines are included (numbering is by position), the BOM of the first line skipped, and an
-    over-long line raises after the blocks before it were yielded.
+    over-long line raises after the blocks before it were yielded. ``digest`` (e.g. ``hashlib.sha256()``) is
+    updated with every byte read, so a file read to its end is hashed without a second read.
     """
     name, limit = str(path), _jsonl.MAX_LINE_BYTES
     with _jsonl.open_jsonl(path) as handle:
         number, base, carry = 1, 0, b""  # base: file offset of data[0]
         while True:
             chunk = handle.read(_jsonl.READ_BLOCK)
+            if digest is not None:
+                digest.update(chunk)
             data = carry + chunk
             if chunk:  # the complete lines; the rest is carried to the next read
                 ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
@@ -261,11 +270,14 @@ def decode_inline(decode: Decode, path: str, blocks: Iterable[LineBlock]) -> Ite
     return ((block, decode_range(decode, path, *extent(block))) for block in blocks)
 
 
-def load_gold_index(path: str | Path, decoder: BlockDecoder = decode_inline) -> GoldIndex:
-    """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty."""
+def load_gold_index(path: str | Path, decoder: BlockDecoder = decode_inline, digest: Digest | None = None) -> GoldIndex:
+    """Read a gold file into a :class:`GoldIndex`; ids must be unique and the file non-empty.
+
+    ``digest`` is updated with the file's bytes (see :func:`line_blocks`).
+    """
     name = str(path)
     gold = _GoldArrays(name)
-    for block, columns in decoder(gold_block, name, line_blocks(path)):
+    for block, columns in decoder(gold_block, name, line_blocks(path, digest)):
         if columns is None or not gold.add_fast(block.first, block.starts, columns):
             gold.add_lines(block.first, block.starts, block.lines(name), b"\n" if block.terminated else b"")
     if not gold.ids:
@@ -320,9 +332,14 @@ class PredictionBlock:
         return _parsed(pred.id, pred.acts, pred.failure)
 
 
-def iter_prediction_blocks(path: str | Path, decoder: BlockDecoder = decode_inline) -> Iterator[PredictionBlock]:
-    """A prediction file a block at a time; where ``columns`` is ``None`` the caller parses line by line, in order."""
-    for block, columns in decoder(prediction_block, str(path), line_blocks(path)):
+def iter_prediction_blocks(
+    path: str | Path, decoder: BlockDecoder = decode_inline, digest: Digest | None = None
+) -> Iterator[PredictionBlock]:
+    """A prediction file a block at a time; where ``columns`` is ``None`` the caller parses line by line, in order.
+
+    ``digest`` is updated with the file's bytes (see :func:`line_blocks`).
+    """
+    for block, columns in decoder(prediction_block, str(path), line_blocks(path, digest)):
         yield PredictionBlock(str(path), block.first, block.starts, columns, block)
 
 

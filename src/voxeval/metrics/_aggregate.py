@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from voxeval.acts import Acts
 from voxeval.metrics._wed import EditResult, weighted_edit_distance
@@ -58,17 +59,26 @@ def score_sample(sample_id: str, gold: Acts, pred: Acts, *, missing: bool = Fals
     )
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return math.fsum(values) / len(values) if values else None
+Column = Sequence[float] | npt.NDArray[np.float64]
+"""A column of per-sample numbers: a list, or a float64 array (large runs)."""
 
 
-def _std(values: Sequence[float]) -> float | None:
+def _floats(values: Column) -> Sequence[float]:
+    return values.tolist() if isinstance(values, np.ndarray) else values
+
+
+def _mean(values: Column) -> float | None:
+    return math.fsum(_floats(values)) / len(values) if len(values) else None
+
+
+def _std(values: Column) -> float | None:
     # Population standard deviation (ddof=0, numpy's default), as reported next to each mean.
     mean = _mean(values)
     if mean is None:
         return None
-    # map(pow, ...) is (v - mean) ** 2 for each v, the same float operations, without a Python frame per value.
-    return math.sqrt(math.fsum(map(pow, map(operator.sub, values, repeat(mean)), repeat(2))) / len(values))
+    # In numpy: the same IEEE subtraction and product per value as Python floats, without an object per value.
+    deviation = np.asarray(values, dtype=np.float64) - mean
+    return math.sqrt(math.fsum((deviation * deviation).tolist()) / len(values))
 
 
 @dataclass(frozen=True)
@@ -138,12 +148,12 @@ def summarise(scores: Sequence[SampleScore], excluded: dict[str, str] | None = N
 
 
 def summary_of(
-    wlcs: Sequence[float],
-    coverage: Sequence[float],
-    wed: Sequence[float],
-    deletion: Sequence[float],
-    insertion: Sequence[float],
-    substitution: Sequence[float],
+    wlcs: Column,
+    coverage: Column,
+    wed: Column,
+    deletion: Column,
+    insertion: Column,
+    substitution: Column,
     *,
     missing_ids: tuple[str, ...] = (),
     excluded: dict[str, str] | None = None,

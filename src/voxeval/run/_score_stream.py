@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import os
 import tempfile
 from collections import deque
-from collections.abc import Iterator, Sequence
-from itertools import chain
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, overload
+from typing import IO
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +26,7 @@ import numpy.typing as npt
 from voxeval.data import atomic_write_json, atomic_write_text
 from voxeval.data._fast import ActsBlock
 from voxeval.data._index import (
+    Digest,
     GoldIndex,
     PredictionBlock,
     block_of,
@@ -37,6 +39,8 @@ from voxeval.metrics import Summary, score_sample, summary_of
 from voxeval.report import Representative, TableRow, render_markdown
 from voxeval.run._score_rows import COLUMNS, Lanes, Pending, Scored, lanes, score_rows, take
 
+SYNC_EVERY = 1 << 25
+"""Spilled bytes after which the spill file is synced to disk in the background (the last sync is then short)."""
 BATCH = 4096
 """Missing predictions scored per batch (predictions are scored a file block at a time)."""
 _NONE, _SCORED, _FAILED = 0, 1, 2
@@ -45,9 +49,11 @@ _NONE, _SCORED, _FAILED = 0, 1, 2
 class _Stream:
     """State of one scoring: per-gold arrays, the spill file of rows, failures and extra ids."""
 
-    def __init__(self, gold: GoldIndex, spill: IO[bytes], workers: Lanes) -> None:
+    def __init__(self, gold: GoldIndex, spill: IO[bytes], workers: Lanes, syncer: Executor) -> None:
         n = len(gold)
-        self.gold, self.spill, self.workers = gold, spill, workers
+        self.gold, self.spill, self.workers, self.syncer = gold, spill, workers, syncer
+        self.synced = 0
+        self.syncing: Future[None] | None = None
         self.status = np.zeros(n, dtype=np.int8)
         self.pred_line = np.zeros(n, dtype=np.int64)
         self.pred_offset = np.zeros(n, dtype=np.int64)
@@ -87,6 +93,17 @@ class _Stream:
         self.status[pos] = _SCORED
         self.spill.write(data)
         self.written += len(data)
+        if self.written - self.synced >= SYNC_EVERY and (self.syncing is None or self.syncing.done()):
+            self.settle()
+            self.spill.flush()  # the kernel has the bytes; fsync (which releases the GIL) writes them meanwhile
+            self.syncing = self.syncer.submit(os.fsync, self.spill.fileno())
+            self.synced = self.written
+
+    def settle(self) -> None:
+        """Wait for the background sync, raising its error."""
+        if self.syncing is not None:
+            self.syncing.result()
+            self.syncing = None
 
 
 def _subset(block: ActsBlock, rows: npt.NDArray[np.int64]) -> ActsBlock:
@@ -146,8 +163,8 @@ def _take_lines(stream: _Stream, block: PredictionBlock) -> _Taken:
     return np.array(positions, dtype=np.int64), block_of(rows), np.zeros(len(rows), dtype=bool)
 
 
-def _read_predictions(stream: _Stream, pred_path: Path) -> None:
-    for block in iter_prediction_blocks(pred_path, stream.workers.decoder):
+def _read_predictions(stream: _Stream, pred_path: Path, digest: Digest) -> None:
+    for block in iter_prediction_blocks(pred_path, stream.workers.decoder, digest):
         taken = None if block.columns is None else _take_columns(stream, block, block.columns)
         stream.flush(*(taken or _take_lines(stream, block)))
     stream.drain()  # every row's status is known from here on
@@ -170,8 +187,9 @@ def _write_in_gold_order(stream: _Stream, spill: IO[bytes], target: Path) -> Non
     order = np.flatnonzero(stream.status == _SCORED)
     start, length = stream.row_offset[order], stream.row_length[order]
     spill.flush()
-    os.fsync(spill.fileno())
+    stream.settle()
     if np.array_equal(start, np.cumsum(length) - length):
+        os.fsync(spill.fileno())  # what the background syncs left
         os.replace(spill.name, target)
         return
     # Copy runs of rows that are contiguous in the spill file, a bounded read at a time.
@@ -193,32 +211,11 @@ def _write_in_gold_order(stream: _Stream, spill: IO[bytes], target: Path) -> Non
     Path(spill.name).unlink(missing_ok=True)
 
 
-class _Chunked(Sequence[float]):
-    """A column of floats read a slice at a time: the exact sums of the summary without a million float objects."""
-
-    def __init__(self, values: npt.NDArray[np.float64]) -> None:
-        self.values = values
-
-    def __len__(self) -> int:
-        return int(self.values.size)
-
-    def __iter__(self) -> Iterator[float]:
-        step = 1 << 16
-        return chain.from_iterable(self.values[k : k + step].tolist() for k in range(0, self.values.size, step))
-
-    @overload
-    def __getitem__(self, index: int) -> float: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[float]: ...
-    def __getitem__(self, index: int | slice) -> float | Sequence[float]:
-        return float(self.values[index]) if isinstance(index, int) else self.values[index].tolist()
-
-
 def _summary(stream: _Stream) -> Summary:
     keep = stream.status == _SCORED
     missing = np.flatnonzero(keep & (stream.pred_line == 0)).tolist()
     every = bool(keep.all())
-    columns = [_Chunked(stream.values[k] if every else stream.values[k, keep]) for k in range(len(COLUMNS))]
+    columns = [stream.values[k] if every else stream.values[k, keep] for k in range(len(COLUMNS))]
     excluded = {stream.ids[p]: stream.failures[p] for p in sorted(stream.failures)}
     return summary_of(*columns, missing_ids=tuple(stream.ids[p] for p in missing), excluded=excluded)
 
@@ -252,13 +249,23 @@ def _representatives(stream: _Stream, pred_path: Path, system: str) -> list[Repr
     return reps
 
 
+@dataclass(frozen=True)
+class ScoredFiles:
+    """What :func:`score_files` scored: Table 1's row, and the sha256 of the two files as they were read."""
+
+    row: TableRow
+    gold_sha256: str
+    pred_sha256: str
+
+
 def score_files(
     gold_path: Path, pred_path: Path, out_dir: Path, *, dataset: str, system: str, ignore_extra: bool = False
-) -> TableRow:
+) -> ScoredFiles:
     """Score a prediction file against a gold file and write ``scores.jsonl``, ``summary.json``, ``report.md``.
 
     Same results and errors as :func:`~voxeval.run.score_predictions` + :func:`~voxeval.run.write_score_outputs`
     on the loaded files. On any error nothing is left behind (not even ``out_dir``, when this call made it).
+    The files are hashed while they are read (no second read to record them).
     """
     # Scoring allocates millions of short-lived containers and makes no reference cycles: the cyclic collector
     # would only rescan them again and again (a third of the decoding time), so it is paused for the call.
@@ -273,12 +280,14 @@ def score_files(
 
 def _score_files(
     gold_path: Path, pred_path: Path, out_dir: Path, *, dataset: str, system: str, ignore_extra: bool
-) -> TableRow:
+) -> ScoredFiles:
+    gold_digest, pred_digest = hashlib.sha256(), hashlib.sha256()
     with lanes(_size(gold_path) + _size(pred_path)) as workers:
-        gold = load_gold_index(gold_path, workers.decoder)
-        return _score_against(
-            gold, pred_path, out_dir, workers, dataset=dataset, system=system, ignore_extra=ignore_extra
+        gold = load_gold_index(gold_path, workers.decoder, gold_digest)
+        row = _score_against(
+            gold, pred_path, out_dir, workers, pred_digest, dataset=dataset, system=system, ignore_extra=ignore_extra
         )
+    return ScoredFiles(row, gold_digest.hexdigest(), pred_digest.hexdigest())
 
 
 def _size(path: Path) -> int:
@@ -289,15 +298,23 @@ def _size(path: Path) -> int:
 
 
 def _score_against(
-    gold: GoldIndex, pred_path: Path, out_dir: Path, workers: Lanes, *, dataset: str, system: str, ignore_extra: bool
+    gold: GoldIndex,
+    pred_path: Path,
+    out_dir: Path,
+    workers: Lanes,
+    pred_digest: Digest,
+    *,
+    dataset: str,
+    system: str,
+    ignore_extra: bool,
 ) -> TableRow:
     created = [p for p in (out_dir, *out_dir.parents) if not p.exists()]
     out_dir.mkdir(parents=True, exist_ok=True)
     spill = tempfile.NamedTemporaryFile(prefix=".scores.spill.", dir=out_dir, delete=False)  # noqa: SIM115
     try:
-        with spill:
-            stream = _Stream(gold, spill, workers)
-            _read_predictions(stream, pred_path)
+        with spill, ThreadPoolExecutor(1, thread_name_prefix="voxeval-spill-sync") as syncer:
+            stream = _Stream(gold, spill, workers, syncer)
+            _read_predictions(stream, pred_path, pred_digest)
             if stream.extra and not ignore_extra:
                 raise InputError(
                     Location(str(pred_path), field="id"),
