@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from training.annotator.conformance import RULES, check, default_replies, main, reply_from_row
+from training.annotator.conformance import RULES, Reply, check, default_replies, main, reply_from_row
 
 Seg = tuple[str, str | None]
 
 
-def reply(segments: list[Seg], input_text: str = "天気教えて", flaw: str | None = None) -> Any:
+def reply(segments: list[Seg], input_text: str = "天気教えて", flaw: str | None = None) -> Reply:
     row = {
         "id": "t-0001",
         "input_text": input_text,
