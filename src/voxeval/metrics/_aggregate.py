@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,23 +63,50 @@ def score_sample(sample_id: str, gold: Acts, pred: Acts, *, missing: bool = Fals
 Column = Sequence[float] | npt.NDArray[np.float64]
 """A column of per-sample numbers: a list, or a float64 array (large runs)."""
 
-
-def _floats(values: Column) -> Sequence[float]:
-    return values.tolist() if isinstance(values, np.ndarray) else values
-
-
-def _mean(values: Column) -> float | None:
-    return math.fsum(_floats(values)) / len(values) if len(values) else None
+_HALF = float(1 << 26)
+THREADED_FROM = 1 << 17
+"""Columns at least this long are summarised two at a time in threads (numpy releases the GIL)."""
 
 
-def _std(values: Column) -> float | None:
-    # Population standard deviation (ddof=0, numpy's default), as reported next to each mean.
-    mean = _mean(values)
-    if mean is None:
-        return None
-    # In numpy: the same IEEE subtraction and product per value as Python floats, without an object per value.
-    deviation = np.asarray(values, dtype=np.float64) - mean
-    return math.sqrt(math.fsum((deviation * deviation).tolist()) / len(values))
+def exact_sum(values: npt.ArrayLike) -> float:
+    """The correctly rounded sum of ``values``: the number :func:`math.fsum` returns, computed in numpy.
+
+    Each finite double is ``m · 2**(e - 53)`` with an integer ``|m| < 2**53``; ``m`` is split into two halves
+    below ``2**27``, which are summed per exponent by ``np.bincount`` in float64, where every partial sum is an
+    integer below ``2**53`` (for fewer than ``2**26`` values), so exact. The per-exponent sums are combined as
+    Python integers and rounded once (``int / int`` is correctly rounded, half to even, as ``fsum``).
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size == 0:
+        return 0.0
+    if v.size >= 1 << 26 or not np.isfinite(v).all():
+        return math.fsum(v.tolist())  # inf and nan as fsum treats them; beyond the exact range of the halves
+    mantissa, exponent = np.frexp(v)
+    whole = mantissa * float(1 << 53)  # exact: an integer-valued double
+    high = np.trunc(whole / _HALF)  # exact: a division by a power of two, then truncation
+    low = whole - high * _HALF  # exact, |low| < 2**26
+    base = int(exponent.min())
+    shift = exponent - base
+    high_sums, low_sums = np.bincount(shift, weights=high), np.bincount(shift, weights=low)
+    total = 0
+    for k in np.flatnonzero((high_sums != 0) | (low_sums != 0)).tolist():
+        total += (int(high_sums[k]) * (1 << 26) + int(low_sums[k])) << k
+    if total == 0:
+        return 0.0  # as fsum gives for zeros of either sign
+    scale = base - 53
+    return float(total << scale) if scale >= 0 else total / (1 << -scale)
+
+
+def _stats(values: Column, spread: bool) -> tuple[float | None, float | None]:
+    """Mean and (when ``spread``) population standard deviation (ddof=0, numpy's default)."""
+    v = np.asarray(values, dtype=np.float64)
+    if not v.size:
+        return None, None
+    mean = exact_sum(v) / v.size
+    if not spread:
+        return mean, None
+    deviation = v - mean  # the same IEEE subtraction and product per value as with Python floats
+    return mean, math.sqrt(exact_sum(deviation * deviation) / v.size)
 
 
 @dataclass(frozen=True)
@@ -159,18 +187,26 @@ def summary_of(
     excluded: dict[str, str] | None = None,
 ) -> Summary:
     """Table 1 numbers from per-sample columns (any order: the sums are exactly rounded)."""
+    columns = (wlcs, wed, coverage, deletion, insertion, substitution)
+    spreads = (True, True, True, False, False, False)
+    if len(wlcs) >= THREADED_FROM:
+        with ThreadPoolExecutor(2, thread_name_prefix="voxeval-summary") as pool:
+            stats = list(pool.map(_stats, columns, spreads))
+    else:
+        stats = list(map(_stats, columns, spreads))
+    (wlcs_mean, wlcs_std), (wed_mean, wed_std), (coverage_mean, coverage_std) = stats[:3]
     return Summary(
         n=len(wlcs),
-        wlcs_mean=_mean(wlcs),
-        wlcs_std=_std(wlcs),
-        wed_mean=_mean(wed),
-        wed_std=_std(wed),
-        deletion_mean=_mean(deletion),
-        insertion_mean=_mean(insertion),
-        substitution_mean=_mean(substitution),
+        wlcs_mean=wlcs_mean,
+        wlcs_std=wlcs_std,
+        wed_mean=wed_mean,
+        wed_std=wed_std,
+        deletion_mean=stats[3][0],
+        insertion_mean=stats[4][0],
+        substitution_mean=stats[5][0],
         missing_predictions=len(missing_ids),
         missing_ids=missing_ids,
         excluded=dict(excluded or {}),
-        gold_coverage_mean=_mean(coverage),
-        gold_coverage_std=_std(coverage),
+        gold_coverage_mean=coverage_mean,
+        gold_coverage_std=coverage_std,
     )
