@@ -6,8 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from voxeval.data._fast import fast_gold, fast_prediction, gold_block, prediction_block
+from voxeval.data._fast import _valid_utf8, fast_gold, fast_prediction, gold_block, prediction_block
 from voxeval.data._index import decode_range
 
 MESSY = Path(__file__).parents[1] / "cli" / "data" / "score_identity" / "messy"
@@ -67,3 +69,24 @@ def test_a_worker_reads_the_same_lines_or_declines(tmp_path) -> None:
     assert tail is not None and tail.ids == ["b", "c"] and tail.failures == {1: "x"}
     assert decode_range(prediction_block, str(path), 0, size, 2) is None  # not the lines the reader saw
     assert decode_range(prediction_block, str(path), 0, size + 10, 3) is None  # the file is shorter now
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=12),
+            st.text(max_size=8).map(lambda t: t.encode("utf-8")),
+            st.sampled_from([b"\xe3\x81", b"\x81", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"a\xe3"]),
+        ),
+        max_size=6,
+    )
+)
+def test_valid_utf8_checks_only_non_ascii_runs_but_decides_as_decode(lines) -> None:
+    joined = b"\n".join(lines)
+    try:
+        joined.decode("utf-8")
+        want = True
+    except UnicodeDecodeError:
+        want = False
+    assert _valid_utf8(lines) is want

@@ -151,8 +151,14 @@ def _valid_utf8(lines: list[bytes]) -> bool:
     joined = b"\n".join(lines)
     if joined.isascii():
         return True
+    # ASCII bytes are always valid and never inside a multi-byte sequence: only the runs of bytes >= 0x80 need
+    # decoding, each with the byte after it (ASCII, or the end), which ends a truncated sequence as in place.
+    data = np.frombuffer(joined, dtype=np.uint8)
+    high = data >= 0x80
+    keep = high.copy()
+    keep[1:] |= high[:-1]
     try:
-        joined.decode("utf-8")
+        data[keep].tobytes().decode("utf-8")
     except UnicodeDecodeError:
         return False
     return True
