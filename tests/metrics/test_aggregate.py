@@ -48,3 +48,28 @@ def test_threaded_summary_equals_plain(monkeypatch) -> None:
     assert summary_of(*columns) == plain
     assert summary_of(*(c.tolist() for c in columns)) == plain
     assert plain.wlcs_mean == math.fsum(columns[0].tolist()) / 5000
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(finite, scores, awkward), min_size=1, max_size=40), st.integers(1, 7))
+def test_chunked_sums_and_spread_equal_fsum(values, chunk) -> None:
+    v = np.array(values, dtype=np.float64)
+    original = _aggregate.CHUNK
+    _aggregate.CHUNK = chunk  # several chunks of a short column: the exact combination across chunks
+    try:
+        try:
+            want_sum = math.fsum(values)
+        except OverflowError:
+            return
+        assert exact_sum(v) == want_sum
+        mean = want_sum / len(values)
+        with np.errstate(over="ignore"):
+            deviation = v - mean
+            squares = (deviation * deviation).tolist()
+        try:
+            want = math.fsum(squares)
+        except OverflowError:
+            return
+        assert _aggregate._squared_deviations(v, mean) == want
+    finally:
+        _aggregate.CHUNK = original

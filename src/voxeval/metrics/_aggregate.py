@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,19 +68,8 @@ THREADED_FROM = 1 << 17
 """Columns at least this long are summarised two at a time in threads (numpy releases the GIL)."""
 
 
-def exact_sum(values: npt.ArrayLike) -> float:
-    """The correctly rounded sum of ``values``: the number :func:`math.fsum` returns, computed in numpy.
-
-    Each finite double is ``m · 2**(e - 53)`` with an integer ``|m| < 2**53``; ``m`` is split into two halves
-    below ``2**27``, which are summed per exponent by ``np.bincount`` in float64, where every partial sum is an
-    integer below ``2**53`` (for fewer than ``2**26`` values), so exact. The per-exponent sums are combined as
-    Python integers and rounded once (``int / int`` is correctly rounded, half to even, as ``fsum``).
-    """
-    v = np.asarray(values, dtype=np.float64).ravel()
-    if v.size == 0:
-        return 0.0
-    if v.size >= 1 << 26 or not np.isfinite(v).all():
-        return math.fsum(v.tolist())  # inf and nan as fsum treats them; beyond the exact range of the halves
+def _scaled_sum(v: npt.NDArray[np.float64]) -> tuple[int, int]:
+    """``(total, base)`` with ``sum(v) == total * 2**base`` exactly, for finite ``v``."""
     mantissa, exponent = np.frexp(v)
     whole = mantissa * float(1 << 53)  # exact: an integer-valued double
     high = np.trunc(whole / _HALF)  # exact: a division by a power of two, then truncation
@@ -91,10 +80,56 @@ def exact_sum(values: npt.ArrayLike) -> float:
     total = 0
     for k in np.flatnonzero((high_sums != 0) | (low_sums != 0)).tolist():
         total += (int(high_sums[k]) * (1 << 26) + int(low_sums[k])) << k
+    return total, base - 53
+
+
+CHUNK = 1 << 16
+"""Values summed per numpy pass: temporaries stay a few MB whatever the input."""
+
+
+def _exact(parts: Iterable[npt.NDArray[np.float64]]) -> float:
+    """The correctly rounded sum of finite chunks (see :func:`exact_sum`)."""
+    total, base = 0, 0
+    for chunk in parts:
+        if not chunk.size:
+            continue
+        part, at = _scaled_sum(chunk)
+        if part:
+            if total:
+                low = min(base, at)
+                total, base = (total << (base - low)) + (part << (at - low)), low
+            else:
+                total, base = part, at
     if total == 0:
         return 0.0  # as fsum gives for zeros of either sign
-    scale = base - 53
-    return float(total << scale) if scale >= 0 else total / (1 << -scale)
+    return float(total << base) if base >= 0 else total / (1 << -base)
+
+
+def _chunks(v: npt.NDArray[np.float64]) -> Iterator[npt.NDArray[np.float64]]:
+    return (v[start : start + CHUNK] for start in range(0, v.size, CHUNK))
+
+
+def exact_sum(values: npt.ArrayLike) -> float:
+    """The correctly rounded sum of ``values``: the number :func:`math.fsum` returns, computed in numpy.
+
+    Each finite double is ``m · 2**(e - 53)`` with an integer ``|m| < 2**53``; ``m`` is split into two halves
+    below ``2**27``, which are summed per exponent by ``np.bincount`` in float64, where every partial sum of a
+    chunk (:data:`CHUNK` values) is an integer below ``2**53``, so exact. The per-exponent sums are combined as
+    Python integers and rounded once (``int / int`` is correctly rounded, half to even, as ``fsum``).
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if not np.isfinite(v).all():
+        return math.fsum(v.tolist())  # inf and nan as fsum treats them
+    return _exact(_chunks(v))
+
+
+def _squared_deviations(v: npt.NDArray[np.float64], mean: float) -> float:
+    """``fsum((x - mean) ** 2 for x in v)``, each square rounded as with Python floats (``d * d``), chunked."""
+    if not (math.isfinite(mean) and float(np.abs(v).max()) < 1e150):  # a square may overflow: fsum's semantics
+        with np.errstate(over="ignore"):  # an overflowing square is inf, as the sum then is
+            deviation = v - mean
+            return math.fsum((deviation * deviation).tolist())
+    return _exact(d * d for d in (c - mean for c in _chunks(v)))
 
 
 def _stats(values: Column, spread: bool) -> tuple[float | None, float | None]:
@@ -105,8 +140,7 @@ def _stats(values: Column, spread: bool) -> tuple[float | None, float | None]:
     mean = exact_sum(v) / v.size
     if not spread:
         return mean, None
-    deviation = v - mean  # the same IEEE subtraction and product per value as with Python floats
-    return mean, math.sqrt(exact_sum(deviation * deviation) / v.size)
+    return mean, math.sqrt(_squared_deviations(v, mean) / v.size)
 
 
 @dataclass(frozen=True)
