@@ -208,19 +208,33 @@ def test_settings_round_trip_through_json_and_set_overrides() -> None:
 
 
 def test_stack_rows_give_neighbours_log_probabilities_and_missing_ends() -> None:
-    from voxeval.annotate._stack import CONTEXT_COLUMNS, stack_names, stack_rows
+    from voxeval.annotate._stack import stack_names, stack_rows
 
     segments = segment("止めました。何分ですか？また聞いてください。")
     logp = np.log(np.full((3, len(CLASSES)), 1 / len(CLASSES))) + np.arange(3)[:, None]
+    logp[1, 0] = 5.0  # the largest Question score is the middle segment's
     rows = stack_rows(logp, segments, "タイマー止めて")
     names = stack_names(CLASSES)
-    c = len(CLASSES)
-    assert rows.shape == (3, len(names)) and len(names) == 3 * c + len(CONTEXT_COLUMNS)
-    assert np.isnan(rows[0, c : 2 * c]).all() and np.isnan(rows[2, 2 * c : 3 * c]).all()
-    np.testing.assert_array_equal(rows[1, c : 2 * c], logp[0])
-    np.testing.assert_array_equal(rows[1, 2 * c : 3 * c], logp[2])
+    assert rows.shape == (3, len(names)) and len(set(names)) == len(names)
+
+    def block(where: str) -> np.ndarray:
+        return rows[:, [names.index(f"{where}:{tag}") for tag in CLASSES]]
+
+    np.testing.assert_array_equal(block("own"), logp)
+    assert np.isnan(block("prev")[0]).all() and np.isnan(block("next")[2]).all()
+    np.testing.assert_array_equal(block("prev")[1], logp[0])
+    np.testing.assert_array_equal(block("next")[1], logp[2])
+    np.testing.assert_array_equal(block("prev2")[2], logp[0])
+    assert np.isnan(block("prev2")[:2]).all() and np.isnan(block("next2")[1:]).all()
+    np.testing.assert_array_equal(block("next2")[0], logp[2])
+    # per class the largest over the *other* segments: the middle one's own 5.0 is not its own "others" figure
+    assert block("others_max")[:, 0].tolist() == [5.0, logp[2, 0], 5.0]
+    np.testing.assert_array_equal(block("others_max")[:, 1], [logp[2, 1], logp[2, 1], logp[1, 1]])
     assert rows[:, names.index("index")].tolist() == [0.0, 1.0, 2.0]
+    assert rows[:, names.index("from_end")].tolist() == [2.0, 1.0, 0.0]
     assert rows[:, names.index("user_commands")].tolist() == [1.0, 1.0, 1.0]
+    one = stack_rows(logp[:1], segments[:1], "")
+    assert np.isnan(one[0, [names.index(f"others_max:{tag}") for tag in CLASSES]]).all()
 
 
 def test_a_stack_trained_without_some_tags_scores_them_minus_thirty() -> None:
