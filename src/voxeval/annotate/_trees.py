@@ -32,6 +32,10 @@ TREE_ARRAYS = (
 )
 """The arrays of a :class:`TreeEnsemble`, in the order they are stored (with a ``stack_`` prefix)."""
 
+DENSE_LEVELS = 5
+"""Levels every (row, tree) pair walks before those at a leaf are dropped (few reach one sooner; dropping costs
+more than it saves there)."""
+
 
 @dataclass(frozen=True)
 class TreeEnsemble:
@@ -105,23 +109,26 @@ class TreeEnsemble:
 
         A missing value must go the way its node learned: each row is read from ``[row | row with NaN as -inf]``,
         the second copy at nodes whose missing values go left (``-inf <= t`` holds for any threshold), the first
-        elsewhere (``NaN <= t`` never holds: right). Only (row, tree) pairs not yet at a leaf are advanced."""
+        elsewhere (``NaN <= t`` never holds: right). All (row, tree) pairs advance one level per step (a leaf is
+        its own child); after the first :data:`DENSE_LEVELS` levels, only the pairs not yet at a leaf."""
         n, width = rows.shape
-        trees = len(self.roots)
         children, leaf, missing_left = self._walk
+        size = len(self.left)
         column = self.feature.astype(np.intp) + width * missing_left
+        threshold = self.threshold
         doubled = np.hstack([rows, np.where(np.isnan(rows), -np.inf, rows)]).reshape(-1)
         node = np.tile(self.roots.astype(np.intp), n)
-        base = np.repeat(np.arange(n, dtype=np.intp) * (2 * width), trees)
-        active = np.flatnonzero(~leaf[node])
-        size = len(self.left)
-        while active.size:
-            at = node[active]
-            goes_left = doubled[base[active] + column[at]] <= self.threshold[at]
-            at = children[at + size * goes_left]
-            node[active] = at
-            active = active[~leaf[at]]
-        return node.reshape(n, trees)
+        base = np.repeat(np.arange(n, dtype=np.intp) * (2 * width), len(self.roots))
+        for _ in range(min(DENSE_LEVELS, self.depth)):
+            node = children[node + size * (doubled[base + column[node]] <= threshold[node])]
+        walking = np.flatnonzero(~leaf[node])
+        at, base = node[walking], base[walking]
+        while at.size:
+            at = children[at + size * (doubled[base + column[at]] <= threshold[at])]
+            node[walking] = at
+            keep = ~leaf[at]
+            walking, at, base = walking[keep], at[keep], base[keep]
+        return node.reshape(n, -1)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays to store, by :data:`TREE_ARRAYS` name."""
