@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -189,3 +190,83 @@ def test_relevance_scores_a_reply_to_its_own_input_above_another_inputs_reply_ou
     assert np.mean(np.array(own) > np.array(other)) > 0.9
     # Out of fold: an example's weights were fitted without any reply to its own input.
     assert len({id(weights[i]) for i in idx}) == len(set(fold))
+
+
+def test_settings_round_trip_through_json_and_set_overrides() -> None:
+    import json
+
+    from training.annotator.fit import Settings, parse_settings
+
+    settings = parse_settings(["stack=false", "stack_iter=7", "answers=true", "transition_weight=0.25"])
+    assert (settings.stack, settings.stack_iter, settings.answers, settings.transition_weight) == (False, 7, True, 0.25)
+    assert Settings(**json.loads(json.dumps(settings.to_json()))) == settings
+    assert parse_settings([]) == Settings()
+    with pytest.raises(ValueError, match="bad setting"):
+        parse_settings(["stack_iterations=7"])
+    with pytest.raises(ValueError, match="bad setting"):
+        parse_settings(["stack"])
+
+
+def test_stack_rows_give_neighbours_log_probabilities_and_missing_ends() -> None:
+    from voxeval.annotate._stack import stack_names, stack_rows
+
+    segments = segment("止めました。何分ですか？また聞いてください。")
+    logp = np.log(np.full((3, len(CLASSES)), 1 / len(CLASSES))) + np.arange(3)[:, None]
+    logp[1, 0] = 5.0  # the largest Question score is the middle segment's
+    rows = stack_rows(logp, segments, "タイマー止めて")
+    names = stack_names(CLASSES)
+    assert rows.shape == (3, len(names)) and len(set(names)) == len(names)
+
+    def block(where: str) -> np.ndarray:
+        return rows[:, [names.index(f"{where}:{tag}") for tag in CLASSES]]
+
+    np.testing.assert_array_equal(block("own"), logp)
+    assert np.isnan(block("prev")[0]).all() and np.isnan(block("next")[2]).all()
+    np.testing.assert_array_equal(block("prev")[1], logp[0])
+    np.testing.assert_array_equal(block("next")[1], logp[2])
+    np.testing.assert_array_equal(block("prev2")[2], logp[0])
+    assert np.isnan(block("prev2")[:2]).all() and np.isnan(block("next2")[1:]).all()
+    np.testing.assert_array_equal(block("next2")[0], logp[2])
+    # per class the largest over the *other* segments: the middle one's own 5.0 is not its own "others" figure
+    assert block("others_max")[:, 0].tolist() == [5.0, logp[2, 0], 5.0]
+    np.testing.assert_array_equal(block("others_max")[:, 1], [logp[2, 1], logp[2, 1], logp[1, 1]])
+    assert rows[:, names.index("index")].tolist() == [0.0, 1.0, 2.0]
+    assert rows[:, names.index("from_end")].tolist() == [2.0, 1.0, 0.0]
+    assert rows[:, names.index("user_commands")].tolist() == [1.0, 1.0, 1.0]
+    one = stack_rows(logp[:1], segments[:1], "")
+    assert np.isnan(one[0, [names.index(f"others_max:{tag}") for tag in CLASSES]]).all()
+
+
+def test_a_stack_trained_without_some_tags_scores_them_minus_thirty() -> None:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from training.annotator.fit import _all_tags
+    from training.annotator.trees import export_trees
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 3))
+    y = np.array([0, 2, 5])[(x[:, 0] > 0).astype(int) + (x[:, 1] > 0.5)]
+    clf = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(x, y)
+    padded = _all_tags(export_trees(clf), [int(c) for c in clf.classes_], 8)
+    raw = padded.decision_function(x)
+    assert raw.shape == (200, 8)
+    np.testing.assert_allclose(raw[:, [0, 2, 5]], clf.decision_function(x), atol=1e-9)
+    assert (raw[:, [1, 3, 4, 6, 7]] == -30.0).all()
+
+
+def test_the_stack_setting_reaches_the_artefact(tmp_path: Path) -> None:
+    import json
+
+    from training.annotator.__main__ import main
+    from voxeval.annotate._offline_model import load_artefact
+
+    for stack in ("true", "false"):
+        out = tmp_path / stack
+        args = ["--out", str(out), "--report", str(out / "report.json"), "--limit", "60", "--no-loao"]
+        assert main([*args, "--version", "tiny", "--set", f"stack={stack}", "--set", "stack_iter=5"]) == 0
+        meta = json.loads((out / "tiny.json").read_text())
+        model = load_artefact(out / "tiny.npz", out / "tiny.json").model
+        assert meta["settings"]["stack"] is (stack == "true")
+        assert (model.stack is not None) is (stack == "true") and (meta["stack"] is not None) is (stack == "true")
+        if model.stack is not None:
+            assert len(model.stack.roots) == 5 * len(CLASSES)

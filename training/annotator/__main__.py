@@ -3,6 +3,7 @@
     python -m training.annotator                     # train, evaluate, write the artefact and the report
     python -m training.annotator --import /work/da-authoring/a1 ...   # first copy new authored files in
     python -m training.annotator --out DIR --limit 60 --no-loao       # quick (tests)
+    python -m training.annotator --set stack=false   # Settings overrides (NAME=JSON), as the CV takes them
 
 Data: ja-assistant's dev split plus the authored replies under ``training/data/da-replies`` (never the test
 split, never ja-probe). Rows in the fixed validation split (``data.split_of``) are never trained on: the shipped
@@ -32,7 +33,7 @@ from training.annotator.examples import (
     examples_from,
     segmentation_ceiling,
 )
-from training.annotator.fit import Settings, train_model, training_table
+from training.annotator.fit import Settings, parse_settings, train_model, training_table
 from training.annotator.gate import fit_gate
 from voxeval.annotate._features import Encoder, shared_encoder
 from voxeval.annotate._offline import ARTEFACT_DIR, DEFAULT_VERSION, artefact_paths
@@ -145,11 +146,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=REPORT, help="validation report (default %(default)s)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N rows only")
     parser.add_argument("--no-loao", action="store_true", help="skip leave-one-author-out (faster)")
+    parser.add_argument("--set", dest="changes", action="append", default=[], help="Settings override NAME=JSON")
     args = parser.parse_args(argv)
     if args.sources:
         files = [p for src in args.sources for p in sorted(src.glob("*-[0-9][0-9].jsonl"))]
         print(json.dumps(import_files(files, AUTHORED_DIR), ensure_ascii=False, indent=1))
-    npz, meta, report = build(args.version, args.limit, not args.no_loao, Settings())
+    npz, meta, report = build(args.version, args.limit, not args.no_loao, parse_settings(args.changes))
     npz_path, meta_path = artefact_paths(args.version, args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(npz_path, npz)

@@ -17,10 +17,12 @@ from voxeval.annotate._offline_model import (
     BOUNDARY_FEATURES,
     CLASSES,
     IMPORTANCE_FEATURES,
+    STACK_PREFIX,
     Artefact,
     OfflineModel,
     load_artefact,
 )
+from voxeval.annotate._stack import stack_names
 from voxeval.annotate._surface import BIGRAM_BITS
 
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -38,6 +40,13 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
             info.external_attr = 0o644 << 16
             zf.writestr(info, member.getvalue())
     return buffer.getvalue()
+
+
+def _tree_array(a: np.ndarray) -> np.ndarray:
+    """A tree array as stored: node numbers and columns as int32, flags as uint8, values as float64."""
+    if a.dtype == bool:
+        return a.astype(np.uint8)
+    return a.astype(np.int32) if np.issubdtype(a.dtype, np.integer) else a.astype(np.float64)
 
 
 def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, bytes]:
@@ -59,6 +68,9 @@ def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, by
         "gate_anchors": gate.anchors.astype(np.float32) if gate else empty.reshape(0, 0),
         "gate_relevance": gate.relevance.astype(np.float32) if gate else empty,
     }
+    if model.stack is not None:
+        # full precision: a float32 threshold or leaf value would move the trees' decisions off the fitted model's
+        arrays |= {STACK_PREFIX + name: _tree_array(a) for name, a in model.stack.arrays().items()}
     npz = _npz_bytes(arrays)
     full = {
         **meta,
@@ -70,6 +82,10 @@ def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, by
         "boundary_features": list(BOUNDARY_FEATURES),
         "gate_features": list(GATE_FEATURES),
         "gate": None if gate is None else {"intercept": gate.intercept, "threshold": round(gate.threshold, 6)},
+        "answers": model.answers,
+        "stack": None
+        if model.stack is None
+        else {"features": stack_names(model.tags), "trees": len(model.stack.roots), "depth": model.stack.depth},
         "bigram_bits": BIGRAM_BITS,
         "settings": model.settings,
         "arrays": {name: list(arrays[name].shape) for name in sorted(arrays)},

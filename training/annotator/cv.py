@@ -13,19 +13,17 @@ flaw type, the confusion and, with ``--errors``, wrong rows to look at. Embeddin
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from training.annotator.data import all_replies
 from training.annotator.evaluate import evaluate, predict
 from training.annotator.examples import CachedEncoder, embed_examples, examples_from
-from training.annotator.fit import Settings, train_model, training_table
+from training.annotator.fit import parse_settings, train_model, training_table
 from training.annotator.gate import fit_gate
 from training.annotator.scoring import confusion_table, score_annotations
 from voxeval.annotate._features import shared_encoder
@@ -57,15 +55,6 @@ class DiskCachedEncoder(CachedEncoder):
             with self._path.open("wb") as f:
                 np.savez(f, texts=np.array(texts, dtype=str), vectors=np.stack([self._memo[t] for t in texts]))
             self._size = len(self._memo)
-
-
-def parse_settings(pairs: Sequence[str]) -> Settings:
-    """Settings with ``name=value`` overrides (values parsed as JSON)."""
-    changes: dict[str, Any] = {}
-    for pair in pairs:
-        name, value = pair.split("=", 1)
-        changes[name] = json.loads(value)
-    return dataclasses.replace(Settings(), **changes)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 from training.annotator.examples import Embedded, ReplyExample
 from training.annotator.scoring import score_annotations
 from voxeval.acts import Acts
-from voxeval.annotate._offline_model import OfflineModel
+from voxeval.annotate._offline_model import OfflineModel, ReplyInput
 from voxeval.metrics import weighted_edit_distance
 
 TARGETS = {"concise": 0.10, "chatty": 0.13, "flawed": 0.18}
@@ -17,22 +17,21 @@ TARGETS = {"concise": 0.10, "chatty": 0.13, "flawed": 0.18}
 
 
 def predict(model: OfflineModel, examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int]) -> list[Acts]:
-    """The runtime prediction (:meth:`OfflineModel.predict`) of each example at ``idx``, from cached embeddings."""
-    out = []
-    for i in idx:
-        ex = examples[i]
-        sample = ex.sample
-        steps, _ = model.predict(
-            sample.output_text,
-            ex.segments,
+    """The runtime prediction (:meth:`OfflineModel.predict_many`) of each example at ``idx``, from cached
+    embeddings."""
+    items = [
+        ReplyInput(
+            examples[i].sample.output_text,
+            examples[i].segments,
             emb.segments[i],
-            sample.input_text,
+            examples[i].sample.input_text,
             emb.users[i],
-            sample.background,
+            examples[i].sample.background,
             emb.backgrounds[i],
         )
-        out.append(steps)
-    return out
+        for i in idx
+    ]
+    return [steps for steps, _ in model.predict_many(items)]
 
 
 def _group(gold: Sequence[Acts], pred: Sequence[Acts]) -> dict[str, Any]:

@@ -12,7 +12,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import itertools
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from training.annotator.examples import Embedded, ReplyExample, gold_offsets
+from training.annotator.trees import export_trees
 from voxeval.annotate._features import EMBED_DIM, ngram_keys
 from voxeval.annotate._gate import Gate
 from voxeval.annotate._offline_model import (
@@ -33,7 +37,9 @@ from voxeval.annotate._offline_model import (
     design_rows,
     importance_features,
 )
+from voxeval.annotate._stack import stack_rows
 from voxeval.annotate._surface import bigram_table
+from voxeval.annotate._trees import TreeEnsemble
 from voxeval.data import GoldSample
 from voxeval.errors import MissingDependencyError
 
@@ -73,6 +79,30 @@ class Settings:
     boundary model, so the label sequence and the step boundaries are decoded together. Off: in grouped 5-fold CV
     on the train split it gave more exact sequences (0.632 vs 0.626) but a higher mean WED (0.1652 vs 0.1629),
     and mean WED was the criterion fixed beforehand."""
+    answers: bool = False
+    """Add the ``answers`` block (``annotate/_answers.py``: does the segment answer the question, give the kind of
+    content asked for) to the classifier's rows. Off: grouped 5-fold CV on the train split, labels without the
+    gate, mean WED 0.1605 without the stack (0.1590 without the block) and 0.1487 with it (0.1445 without the
+    block; issue 17, fifth round)."""
+    stack: bool = True
+    """Decode the log-probabilities of a stacked tree model (``annotate/_stack.py``) over the classifier's
+    out-of-fold log-probabilities and context, instead of the classifier's own. On: grouped 5-fold CV on the
+    train split, labels without the gate, mean WED 0.1445 / exact 65.4% against 0.1590 / 63.5% (issue 17, fifth
+    round; the stack_* values below were the best of the grid tried there)."""
+    stack_folds: int = 5
+    """Folds (grouped by input) of the cross-fitting that gives the stacked model out-of-fold log-probabilities."""
+    stack_iter: int = 100
+    """Boosting iterations of the stacked model (one tree per class each)."""
+    stack_rate: float = 0.1
+    """Learning rate of the stacked model."""
+    stack_leaves: int = 15
+    """Most leaves per tree of the stacked model."""
+    stack_min_leaf: int = 20
+    """Fewest training segments per leaf of the stacked model."""
+    stack_l2: float = 1.0
+    """L2 regularisation of the stacked model's leaf values."""
+    stack_balanced: bool = True
+    """Weight the stacked model's classes inversely to their frequency (as the classifier's)."""
 
     def relevance(self) -> tuple[float, int]:
         """The relevance model's settings, as :func:`~training.annotator.gate.fit_gate` takes them."""
@@ -81,6 +111,18 @@ class Settings:
     def to_json(self) -> dict[str, Any]:
         """The settings as a JSON object."""
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def parse_settings(pairs: Sequence[str]) -> Settings:
+    """Settings with ``NAME=JSON`` overrides (``--set`` of ``python -m training.annotator[.cv]``)."""
+    changes: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or name not in Settings.__dataclass_fields__:
+            known = ", ".join(sorted(Settings.__dataclass_fields__))
+            raise ValueError(f"bad setting {pair!r}: expected NAME=JSON with NAME one of {known}")
+        changes[name] = json.loads(value)
+    return dataclasses.replace(Settings(), **changes)
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, c: float, balanced: bool) -> Any:
@@ -103,6 +145,102 @@ def fit_classifier(
         coef[int(cls)] = clf.coef_[row] if len(clf.classes_) > 2 else (clf.coef_[0] if row else -clf.coef_[0])
         intercept[int(cls)] = clf.intercept_[row] if len(clf.classes_) > 2 else 0.0
     return coef, intercept
+
+
+def standardise(x: np.ndarray, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column mean and scale of the classifier's rows (the embedding columns' scale divided by
+    ``settings.embedding_weight``)."""
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    scale[:EMBED_DIM] /= settings.embedding_weight
+    return mean, scale
+
+
+def _stack_fold(group: str, folds: int) -> int:
+    """A group's fold of the stacked model's cross-fitting, by sha256 (stable; not the CV folds' salt)."""
+    return int.from_bytes(hashlib.sha256(("stack:" + group).encode("utf-8")).digest()[:4], "big") % folds
+
+
+def out_of_fold_log_proba(
+    rows: Sequence[np.ndarray], y: Sequence[np.ndarray], groups: Sequence[str], settings: Settings, n_tags: int
+) -> list[np.ndarray]:
+    """Per reply, the classifier's class log-probabilities from a classifier fitted without the reply's fold
+    (folds grouped by input; standardisation refitted per fold; the vocabulary is the whole training set's)."""
+    fold = [_stack_fold(g, settings.stack_folds) for g in groups]
+    out: list[np.ndarray] = [np.zeros((len(r), n_tags)) for r in rows]
+    for f in sorted(set(fold)):
+        train = [k for k, g in enumerate(fold) if g != f]
+        x = np.vstack([rows[k] for k in train])
+        mean, scale = standardise(x, settings)
+        coef, intercept = fit_classifier((x - mean) / scale, np.concatenate([y[k] for k in train]), settings, n_tags)
+        for k in (k for k, g in enumerate(fold) if g == f):
+            z = ((rows[k] - mean) / scale) @ coef.T + intercept
+            z -= z.max(axis=1, keepdims=True)
+            out[k] = np.clip(z - np.log(np.exp(z).sum(axis=1, keepdims=True)), np.log(1e-12), None)
+    return out
+
+
+def fit_stack(
+    examples: Sequence[ReplyExample],
+    picked: Sequence[int],
+    rows: Sequence[np.ndarray],
+    sequences: Sequence[Sequence[int]],
+    settings: Settings,
+    n_tags: int,
+) -> TreeEnsemble:
+    """The stacked label model: gradient-boosted trees over the classifier's out-of-fold log-probabilities and
+    context (:func:`~voxeval.annotate._stack.stack_rows`), fitted single-threaded (deterministic) and exported."""
+    try:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+        from threadpoolctl import threadpool_limits
+    except ImportError as exc:
+        raise MissingDependencyError("training the offline annotator", "annotator", "scikit-learn") from exc
+    y = [np.asarray(seq, dtype=np.int64) for seq in sequences]
+    groups = [examples[i].reply.group for i in picked]
+    oof = out_of_fold_log_proba(rows, y, groups, settings, n_tags)
+    x = np.vstack(
+        [stack_rows(lp, examples[i].segments, examples[i].sample.input_text) for lp, i in zip(oof, picked, strict=True)]
+    )
+    clf = HistGradientBoostingClassifier(
+        max_iter=settings.stack_iter,
+        learning_rate=settings.stack_rate,
+        max_leaf_nodes=settings.stack_leaves,
+        min_samples_leaf=settings.stack_min_leaf,
+        l2_regularization=settings.stack_l2,
+        class_weight="balanced" if settings.stack_balanced else None,
+        early_stopping=False,
+        random_state=0,
+    )
+    with threadpool_limits(1):
+        clf.fit(x, np.concatenate(y))
+    return _all_tags(export_trees(clf), [int(c) for c in clf.classes_], n_tags)
+
+
+def _all_tags(trees: TreeEnsemble, present: Sequence[int], n_tags: int) -> TreeEnsemble:
+    """The ensemble over all ``n_tags`` tags when training saw fewer: each absent tag gets a -30 baseline and, in
+    every iteration, a tree that is one leaf adding 0 (so the layout, one tree per tag and iteration, holds)."""
+    if list(present) == list(range(n_tags)):
+        return trees
+    if len(trees.baseline) != len(present):
+        raise ValueError(f"the stacked model saw only tags {list(present)}: too few to fit")
+    leaf = len(trees.left)  # one shared leaf node, appended
+    iterations = len(trees.roots) // len(present)
+    roots = np.full((iterations, n_tags), leaf, dtype=np.int64)
+    roots[:, list(present)] = trees.roots.reshape(iterations, len(present))
+    baseline = np.full(n_tags, -30.0)
+    baseline[list(present)] = trees.baseline
+    return TreeEnsemble(
+        feature=np.append(trees.feature, 0),
+        threshold=np.append(trees.threshold, 0.0),
+        missing_left=np.append(trees.missing_left, False),
+        left=np.append(trees.left, leaf),
+        right=np.append(trees.right, leaf),
+        value=np.append(trees.value, 0.0),
+        roots=roots.reshape(-1),
+        tree_class=np.tile(np.arange(n_tags, dtype=np.int64), iterations),
+        baseline=baseline,
+    )
 
 
 def fit_transitions(sequences: Sequence[Sequence[int]], smoothing: float, tags: Sequence[str] = CLASSES) -> np.ndarray:
@@ -210,11 +348,24 @@ def build_vocabulary(examples: Sequence[ReplyExample], min_count: int) -> tuple[
 
 
 def design(
-    examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int], vocab: Sequence[str], table: np.ndarray
+    examples: Sequence[ReplyExample],
+    emb: Embedded,
+    idx: Sequence[int],
+    vocab: Sequence[str],
+    table: np.ndarray,
+    answers: bool = False,
 ) -> list[np.ndarray]:
     """Segment feature rows of the examples at ``idx``."""
     return [
-        design_rows(examples[i].segments, examples[i].sample.input_text, emb.segments[i], emb.users[i], vocab, table)
+        design_rows(
+            examples[i].segments,
+            examples[i].sample.input_text,
+            emb.segments[i],
+            emb.users[i],
+            vocab,
+            table,
+            answers=answers,
+        )
         for i in idx
     ]
 
@@ -230,17 +381,15 @@ def train_model(
     """Fit the segment, transition, boundary and importance models on the examples at ``idx``."""
     picked = list(idx)
     vocab = build_vocabulary([examples[i] for i in picked], settings.min_count)
-    x = np.vstack(design(examples, emb, picked, vocab, table))
+    rows = design(examples, emb, picked, vocab, table, settings.answers)
+    x = np.vstack(rows)
     tags = TAGS if settings.continuation else CLASSES
     if settings.continuation:
         sequences = [[TAGS.index(tag) for tag in segment_tags(examples[i])] for i in picked]
     else:
         sequences = [[CLASSES.index(label) for label in examples[i].labels] for i in picked]
     y = np.array([k for seq in sequences for k in seq])
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale < 1e-6] = 1.0
-    scale[:EMBED_DIM] /= settings.embedding_weight
+    mean, scale = standardise(x, settings)
     coef, intercept = fit_classifier((x - mean) / scale, y, settings, len(tags))
     no_boundaries = settings.continuation
     boundaries = np.zeros(0) if no_boundaries else fit_boundaries(examples, emb, picked, settings.boundary_c)
@@ -258,6 +407,8 @@ def train_model(
         gate=gate,
         settings=settings.to_json(),
         tags=tags,
+        answers=settings.answers,
+        stack=fit_stack(examples, picked, rows, sequences, settings, len(tags)) if settings.stack else None,
     )
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from voxeval.annotate._features import Encoder, shared_encoder
-from voxeval.annotate._offline_model import Artefact, load_artefact
+from voxeval.annotate._offline_model import Artefact, ReplyInput, load_artefact
 from voxeval.annotate._protocol import Annotation, AnnotationInput, annotators
 from voxeval.annotate._segment import Segment, segment
 from voxeval.errors import ConfigError
@@ -126,17 +126,22 @@ class OfflineAnnotator:
         model = self._artefact.model
         n_texts = len(vectors) - 2 * len(chunk)
         users, backgrounds = vectors[n_texts : n_texts + len(chunk)], vectors[n_texts + len(chunk) :]
-        cursor = 0
-        for k, i in enumerate(chunk):
-            segments, item = cut[i], items[i]
-            seg_emb = vectors[cursor : cursor + len(segments)]
-            cursor += len(segments)
-            reply = item.reply[:MAX_REPLY_CHARS]
-            steps, p_real = model.predict(
-                reply, segments, seg_emb, item.user_input, users[k], item.background, backgrounds[k]
+        bounds = np.cumsum([0] + [len(cut[i]) for i in chunk])
+        replies = [
+            ReplyInput(
+                items[i].reply[:MAX_REPLY_CHARS],
+                cut[i],
+                vectors[bounds[k] : bounds[k + 1]],
+                items[i].user_input,
+                users[k],
+                items[i].background,
+                backgrounds[k],
             )
+            for k, i in enumerate(chunk)
+        ]
+        for i, (steps, p_real) in zip(chunk, model.predict_many(replies), strict=True):
             meta: dict[str, Any] = {} if p_real is None else {"gate": round(p_real, 4)}
-            if len(item.reply) > MAX_REPLY_CHARS:
+            if len(items[i].reply) > MAX_REPLY_CHARS:
                 meta["annotated_chars"] = MAX_REPLY_CHARS
             results[i] = Annotation(steps, meta=meta)
 

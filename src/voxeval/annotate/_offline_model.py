@@ -19,10 +19,13 @@ from typing import Any
 import numpy as np
 
 from voxeval.acts import LABELS, Label, Step, normalise
+from voxeval.annotate._answers import answer_features
 from voxeval.annotate._features import EMBED_DIM, core, hand_features, segment_flags, user_flags
 from voxeval.annotate._gate import GATE_FEATURES, Gate, gate_row
 from voxeval.annotate._segment import Segment
+from voxeval.annotate._stack import stack_names, stack_rows
 from voxeval.annotate._surface import surface_features
+from voxeval.annotate._trees import TREE_ARRAYS, TreeEnsemble
 from voxeval.errors import ConfigError
 
 NONE = "none"
@@ -59,6 +62,29 @@ ARRAY_NAMES = (
     "gate_relevance",
 )
 """Arrays stored in the ``.npz`` (``bigrams`` bit-packed)."""
+
+STACK_PREFIX = "stack_"
+"""Prefix of the stacked label model's arrays in the ``.npz`` (:data:`~voxeval.annotate._trees.TREE_ARRAYS`)."""
+
+
+@dataclass(frozen=True)
+class ReplyInput:
+    """One segmented reply with its embeddings, as :meth:`OfflineModel.predict_many` takes it."""
+
+    reply: str
+    """The reply's text."""
+    segments: Sequence[Segment]
+    """Its segments."""
+    seg_emb: np.ndarray
+    """The segments' embeddings, shape ``(len(segments), 512)``."""
+    user_input: str
+    """The user's input."""
+    user_emb: np.ndarray
+    """The user input's embedding."""
+    background: str = ""
+    """The scenario background (may be blank)."""
+    background_emb: np.ndarray | None = None
+    """The background's embedding (``None``: zeros)."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +132,11 @@ class OfflineModel:
     tags: tuple[str, ...] = CLASSES
     """What the classifier's rows and the transition matrix index: :data:`CLASSES`, or :data:`TAGS` (with
     continuation tags, which decide step boundaries themselves)."""
+    answers: bool = False
+    """Whether the classifier's rows include the ``answers`` block (:mod:`._answers`)."""
+    stack: TreeEnsemble | None = None
+    """The stacked label model over the classifier's log-probabilities and context (:mod:`._stack`); ``None``:
+    the classifier's log-probabilities are decoded directly."""
 
     def features(
         self,
@@ -116,7 +147,9 @@ class OfflineModel:
         surface: np.ndarray | None = None,
     ) -> np.ndarray:
         """Raw (unstandardised) feature rows of one reply's segments."""
-        return design_rows(segments, user_input, seg_emb, user_emb, self.vocabulary, self.bigrams, surface)
+        return design_rows(
+            segments, user_input, seg_emb, user_emb, self.vocabulary, self.bigrams, surface, answers=self.answers
+        )
 
     def predict(
         self,
@@ -133,30 +166,64 @@ class OfflineModel:
         No steps when the reply has fewer than :data:`MIN_WORD_CHARS` word characters, when the gate rejects it,
         or when every segment is chatter.
         """
-        if not segments or len(_WORD_CHAR.findall(reply)) < MIN_WORD_CHARS:
-            return (), None
-        p_real = None
-        surface = np.array([surface_features(s.text, self.bigrams) for s in segments]).reshape(len(segments), -1)
-        if self.gate is not None:
-            bg_emb = np.zeros_like(user_emb) if background_emb is None else background_emb
-            row = gate_row(
-                reply,
-                segments,
-                seg_emb,
-                user_input,
-                user_emb,
-                background,
-                bg_emb,
-                self.bigrams,
-                self.gate.anchors,
-                self.gate.relevance,
-                surface,
-            )
-            p_real = self.gate.probability(row)
-            if p_real < self.gate.threshold:
-                return (), p_real
-        classes = self.decode(self.proba(self.features(segments, user_input, seg_emb, user_emb, surface)))
-        return self.steps(reply, segments, classes, user_input, seg_emb), p_real
+        item = ReplyInput(reply, segments, seg_emb, user_input, user_emb, background, background_emb)
+        return self.predict_many([item])[0]
+
+    def predict_many(self, items: Sequence[ReplyInput]) -> list[tuple[tuple[Step, ...], float | None]]:
+        """:meth:`predict` for many replies: gate and features per reply, the label models over all segments of
+        all replies at once, then decoding per reply."""
+        out: list[tuple[tuple[Step, ...], float | None]] = [((), None)] * len(items)
+        live: list[int] = []
+        rows: list[np.ndarray] = []
+        for k, item in enumerate(items):
+            if not item.segments or len(_WORD_CHAR.findall(item.reply)) < MIN_WORD_CHARS:
+                continue
+            surface = np.array([surface_features(s.text, self.bigrams) for s in item.segments])
+            surface = surface.reshape(len(item.segments), -1)
+            p_real = self.gate_probability(item, surface)
+            out[k] = ((), p_real)
+            if p_real is not None and self.gate is not None and p_real < self.gate.threshold:
+                continue
+            live.append(k)
+            rows.append(self.features(item.segments, item.user_input, item.seg_emb, item.user_emb, surface))
+        if not live:
+            return out
+        log_proba = self.log_proba(rows, [items[k] for k in live])
+        for k, scores in zip(live, log_proba, strict=True):
+            item = items[k]
+            classes = viterbi(scores, self.transitions, self.transition_weight)
+            out[k] = (self.steps(item.reply, item.segments, classes, item.user_input, item.seg_emb), out[k][1])
+        return out
+
+    def gate_probability(self, item: ReplyInput, surface: np.ndarray) -> float | None:
+        """The gate's probability that the reply is real (``None`` without a gate)."""
+        if self.gate is None:
+            return None
+        bg_emb = np.zeros_like(item.user_emb) if item.background_emb is None else item.background_emb
+        row = gate_row(
+            item.reply,
+            item.segments,
+            item.seg_emb,
+            item.user_input,
+            item.user_emb,
+            item.background,
+            bg_emb,
+            self.bigrams,
+            self.gate.anchors,
+            self.gate.relevance,
+            surface,
+        )
+        return self.gate.probability(row)
+
+    def log_proba(self, rows: Sequence[np.ndarray], items: Sequence[ReplyInput]) -> list[np.ndarray]:
+        """Per reply, the class log-probabilities the Viterbi pass decodes: the classifier's (reply by reply, so a
+        reply's figures do not depend on its batch), or the stacked model's over them (all replies' segments in
+        one evaluation; exact per row)."""
+        logp = [np.log(np.clip(self.proba(r), 1e-12, None)) for r in rows]
+        if self.stack is None:
+            return logp
+        stacked = np.vstack([stack_rows(lp, it.segments, it.user_input) for lp, it in zip(logp, items, strict=True)])
+        return np.split(self.stack.log_proba(stacked), np.cumsum([len(r) for r in rows])[:-1])
 
     def proba(self, rows: np.ndarray) -> np.ndarray:
         """Class probabilities of feature rows, shape ``(n, len(CLASSES))``."""
@@ -165,10 +232,6 @@ class OfflineModel:
         e = np.exp(z)
         out: np.ndarray = e / e.sum(axis=1, keepdims=True)
         return out
-
-    def decode(self, proba: np.ndarray) -> list[int]:
-        """Most likely class sequence (Viterbi over log-probabilities plus weighted transition scores)."""
-        return viterbi(np.log(np.clip(proba, 1e-12, None)), self.transitions, self.transition_weight)
 
     def steps(
         self,
@@ -251,9 +314,10 @@ def design_rows(
     vocabulary: Sequence[str],
     bigrams: np.ndarray,
     surface: np.ndarray | None = None,
+    answers: bool = False,
 ) -> np.ndarray:
     """Feature rows ``[embedding | hand features | cosine to the user's input and to the neighbouring segments |
-    surface statistics]``."""
+    surface statistics | with ``answers``, the answers block]``."""
     hand = hand_features(segments, user_input, vocabulary)
     emb = seg_emb.reshape(len(segments), EMBED_DIM)
     cosine = (emb @ user_emb.reshape(EMBED_DIM)).reshape(-1, 1)
@@ -264,7 +328,10 @@ def design_rows(
         neighbours[:-1, 1] = adjacent
     if surface is None:
         surface = np.array([surface_features(s.text, bigrams) for s in segments]).reshape(len(segments), -1)
-    return np.hstack([emb, hand, cosine, neighbours, surface]).astype(np.float64)
+    blocks = [emb, hand, cosine, neighbours, surface]
+    if answers:
+        blocks.append(answer_features(segments, user_input, cosine))
+    return np.hstack(blocks).astype(np.float64)
 
 
 def viterbi(log_proba: np.ndarray, transitions: np.ndarray, weight: float) -> list[int]:
@@ -390,8 +457,12 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
     tags = tuple(meta.get("tags", CLASSES))
     if tags not in (CLASSES, TAGS):
         raise ConfigError(f"{json_path}: tags {list(tags)} are neither {list(CLASSES)} nor {list(TAGS)}")
+    stacked = meta.get("stack") is not None
+    if stacked and list(meta["stack"].get("features", ())) != stack_names(tags):
+        raise ConfigError(f"{json_path}: the stacked model's columns differ from this voxeval's (retrain the artefact)")
     with np.load(io.BytesIO(npz), allow_pickle=False) as z:
         arrays = {name: z[name] for name in ARRAY_NAMES}
+        trees = {name: z[STACK_PREFIX + name] for name in TREE_ARRAYS} if stacked else None
     size = 1 << int(meta["bigram_bits"])
     gate = None
     if meta.get("gate") is not None:
@@ -414,6 +485,8 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
         gate=gate,
         boundary_coef=arrays["boundary_coef"].astype(np.float64),
         tags=tags,
+        answers=bool(meta.get("answers", False)),
+        stack=None if trees is None else TreeEnsemble.from_arrays(trees),
         **{name: arrays[name].astype(np.float64) for name in ARRAY_NAMES[:6]},
     )
     return Artefact(model, meta, digest, hashlib.sha256(meta_bytes).hexdigest())
