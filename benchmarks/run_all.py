@@ -190,6 +190,13 @@ def load(path: Path) -> tuple[list[Outcome], bool, str]:
 
 def rerun(rows: Path, scripts: set[str], timeout: float) -> tuple[list[Outcome], bool, str]:
     """The saved outcomes with ``scripts`` run again (at the saved run's sizes); the others kept as they were."""
+    if not rows.exists():
+        raise SystemExit(
+            f"run_all.py: error: --only re-runs benchmarks into the rows of an earlier full run ({rows}), "
+            "and there are "
+            "none: run `make bench` (or `python benchmarks/run_all.py`) once, or run the benchmark on its own "
+            "(e.g. `python benchmarks/bench_metrics.py`)"
+        )
     outcomes, quick, started = load(rows)
     sizes = dict((b.script, a) for b, a in plan(quick))
     unknown = scripts - set(sizes)
