@@ -11,12 +11,11 @@ import pytest
 from training.annotator.data import builtin_dev
 from training.annotator.examples import Embedded, asr_variant, examples_from, gold_offsets, label_segments
 from voxeval.acts import Step
+from voxeval.annotate._importance import IMPORTANCE_FEATURES, importance_steps
 from voxeval.annotate._offline_model import (
     CLASSES,
-    IMPORTANCE_FEATURES,
     NONE,
     TAGS,
-    importance_steps,
     merge_runs,
     merge_tags,
     viterbi,

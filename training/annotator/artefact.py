@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from voxeval.annotate._gate import GATE_FEATURES
+from voxeval.annotate._importance import IMPORTANCE_FEATURES
 from voxeval.annotate._offline_model import (
     BOUNDARY_FEATURES,
     CLASSES,
-    IMPORTANCE_FEATURES,
     STACK_PREFIX,
     Artefact,
     OfflineModel,

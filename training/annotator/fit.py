@@ -3,7 +3,11 @@
 - Segment classifier: L2 logistic regression (scikit-learn, deterministic lbfgs, balanced classes) over the
   segment's embedding, hand features (own and neighbours' sentence-final patterns, the user's input), cosine to the
   user's input and surface statistics; its weights are stored as arrays.
-- Label sequence: bigram transition scores, decoded by Viterbi together with the classifier's log-probabilities.
+- Stacked label model: gradient-boosted trees (scikit-learn, one thread, fixed seed) over the classifier's
+  out-of-fold log-probabilities (cross-fitted in folds grouped by input) and context; exported to numpy arrays
+  (``training/annotator/trees.py``).
+- Label sequence: bigram transition scores, decoded by Viterbi together with the stacked model's (or, with
+  ``stack=false``, the classifier's) log-probabilities.
 - Boundaries: a small logistic model that starts a new step between adjacent same-label segments with new content.
 - Importances: a log-linear model fitted by ridge regression on the gold importances.
 - Gate: logistic regression of real replies (kept) against garbage made from them (rejected); its threshold keeps
@@ -27,6 +31,7 @@ from training.annotator.examples import Embedded, ReplyExample, gold_offsets
 from training.annotator.trees import export_trees
 from voxeval.annotate._features import EMBED_DIM, ngram_keys
 from voxeval.annotate._gate import Gate
+from voxeval.annotate._importance import importance_features
 from voxeval.annotate._offline_model import (
     CLASSES,
     CONTINUES,
@@ -35,7 +40,6 @@ from voxeval.annotate._offline_model import (
     OfflineModel,
     boundary_row,
     design_rows,
-    importance_features,
 )
 from voxeval.annotate._stack import stack_rows
 from voxeval.annotate._surface import bigram_table
