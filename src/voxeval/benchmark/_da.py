@@ -90,19 +90,12 @@ SCORE_SETTINGS = ("gold", "pred", "dataset", "system", "ignore_extra")
 """What ``voxeval score`` records in its folder's ``config.json``, so ``voxeval report`` can rebuild it."""
 
 
-def score_config(settings: dict[str, Any], sha256: dict[str, str] | None = None) -> dict[str, Any]:
-    """The ``config.json`` of a ``voxeval score`` folder (the gold and prediction files with their hashes).
-
-    ``sha256`` gives hashes already taken (``"gold"``, ``"pred"``: as the files were scored); the others are read.
-    """
+def score_config(settings: dict[str, Any], sha256: dict[str, str]) -> dict[str, Any]:
+    """The ``config.json`` of a ``voxeval score`` folder: the gold and prediction files with ``sha256``, their
+    hashes as they were scored (``"gold"``, ``"pred"``; :class:`~voxeval.run._score_stream.ScoredFiles`)."""
     from voxeval import __version__
-    from voxeval.paths import sha256_file
 
-    known = sha256 or {}
-    files = {
-        name: {"path": settings[name], "sha256": known.get(name) or sha256_file(Path(settings[name]))}
-        for name in ("gold", "pred")
-    }
+    files = {name: {"path": settings[name], "sha256": sha256[name]} for name in ("gold", "pred")}
     return {"voxeval_version": __version__, "settings": {"benchmark": "da", **settings}, "files": files}
 
 

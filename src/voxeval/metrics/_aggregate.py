@@ -89,19 +89,11 @@ CHUNK = 1 << 16
 
 def _exact(parts: Iterable[npt.NDArray[np.float64]]) -> float:
     """The correctly rounded sum of finite chunks (see :func:`exact_sum`)."""
-    total, base = 0, 0
-    for chunk in parts:
-        if not chunk.size:
-            continue
-        part, at = _scaled_sum(chunk)
-        if part:
-            if total:
-                low = min(base, at)
-                total, base = (total << (base - low)) + (part << (at - low)), low
-            else:
-                total, base = part, at
-    if total == 0:
+    scaled = [(total, at) for total, at in map(_scaled_sum, (c for c in parts if c.size)) if total]
+    if not scaled:
         return 0.0  # as fsum gives for zeros of either sign
+    base = min(at for _, at in scaled)
+    total = sum(part << (at - base) for part, at in scaled)
     return float(total << base) if base >= 0 else total / (1 << -base)
 
 
