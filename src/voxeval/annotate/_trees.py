@@ -97,9 +97,8 @@ class TreeEnsemble:
 
     @functools.cached_property
     def _walk(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per node: the column to read in the doubled rows of :meth:`_leaves` (``feature``, or ``feature + width``
-        for the copy whose missing values are -inf when missing values go left), the child table indexed
-        ``node + nodes * goes_left``, and whether the node is a leaf."""
+        """The child table indexed ``node + nodes * goes_left``, per node whether it is a leaf, and per node 1 where
+        missing values go left (:meth:`_leaves` then reads the copy of the rows with NaN as -inf)."""
         size = len(self.left)
         leaf = self.left == np.arange(size)
         return np.concatenate([self.right, self.left]).astype(np.intp), leaf, self.missing_left.astype(np.intp)
