@@ -10,7 +10,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Portable llama.cpp build (no -march=native), so a wheel cached on one machine runs on another.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-APT_TEST := espeak-ng chromium
+# gcc: voxeval's compiled scoring code (setup.py), built by `pip install -e .`.
+APT_TEST := espeak-ng chromium gcc
 EXTRAS_TEST := audio,asr,annotator,acoustics,report,test
 EXTRAS_DEMO := audio,asr,annotator,acoustics,report,llm-local
 DEMO_OUT ?= runs/demo
@@ -35,11 +36,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.stamp-test: pyproject.toml | $(BIN)/python
+$(VENV)/.stamp-test: pyproject.toml setup.py src/voxeval/_native.c | $(BIN)/python
 	$(BIN)/pip install -q -e '.[$(EXTRAS_TEST)]'
 	touch $@
 
-$(VENV)/.stamp-demo: pyproject.toml | $(BIN)/python
+$(VENV)/.stamp-demo: pyproject.toml setup.py src/voxeval/_native.c | $(BIN)/python
 	@echo "installing the offline stack (the llama.cpp build takes ~7 min on 2 cores the first time)"
 	$(BIN)/pip install -e '.[$(EXTRAS_DEMO)]'
 	touch $@

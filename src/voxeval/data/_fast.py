@@ -21,6 +21,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from voxeval import native
 from voxeval.acts import LABELS
 
 _Weight = Annotated[float, msgspec.Meta(ge=0)]
@@ -176,8 +177,20 @@ def _decode_all(decoder: Any, lines: list[bytes]) -> list[Any] | None:
 def _columns(raw_ids: list[str | int], step_lists: list[list[_Step]], failures: dict[int, str]) -> ActsBlock | None:
     """The rows as :class:`ActsBlock`, or ``None`` where :func:`_acts` would refuse one of them.
 
-    Every loop here runs in C (``map`` over ``attrgetter`` and bound methods): no Python code per row or act.
+    The compiled :func:`voxeval.native.columns` does it when built and the rows are of the common shape (else
+    :func:`python_columns`, the same in Python).
     """
+    found = native.columns(raw_ids, step_lists, LABEL_CODES)
+    if found is None:
+        return python_columns(raw_ids, step_lists, failures)
+    codes, weights, lengths, totals = found
+    return ActsBlock(cast("list[str]", raw_ids), lengths, codes, weights, totals, failures)
+
+
+def python_columns(
+    raw_ids: list[str | int], step_lists: list[list[_Step]], failures: dict[int, str]
+) -> ActsBlock | None:
+    """:func:`_columns` in Python: every loop runs in C (``map`` over ``attrgetter`` and bound methods)."""
     ids = cast("list[str]", raw_ids) if set(map(type, raw_ids)) <= {str} else [str(i) for i in raw_ids]
     if "" in ids:
         return None
@@ -199,7 +212,11 @@ def _columns(raw_ids: list[str | int], step_lists: list[list[_Step]], failures: 
 def gold_block(lines: list[bytes]) -> ActsBlock | None:
     """A block of gold lines in columns when every line is a valid gold row, else ``None`` (go line by line)."""
     rows = _decode_all(_GOLD, lines)
-    if rows is None or not all(map(str.strip, map(_INPUT, rows))) or not all(map(str.strip, map(_OUTPUT, rows))):
+    if (
+        rows is None
+        or not native.all_nonblank(list(map(_INPUT, rows)))
+        or not native.all_nonblank(list(map(_OUTPUT, rows)))
+    ):
         return None
     step_lists = list(map(_GOLD_STEPS, rows))
     if not all(step_lists):

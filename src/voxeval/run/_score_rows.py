@@ -8,6 +8,7 @@ in which errors are found, do not depend on whether workers are used.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 from collections import deque
@@ -21,12 +22,15 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from voxeval import native
 from voxeval.acts import LABELS, Step
 from voxeval.data import dumps
 from voxeval.data._fast import ActsBlock
 from voxeval.data._index import Decode, LineBlock, decode_inline, decode_range, extent, normalised
 from voxeval.metrics import batch_rows, pad, score_batch, score_sample
 
+encode_string = json.encoder.encode_basestring
+"""An id as ``dumps`` writes it (``ensure_ascii=False``): the compiled kernel takes ids so encoded."""
 KERNEL_MAX = 12
 """Pairs with a sequence longer than this are scored one by one (a batch pads to its longest sequence)."""
 _LENGTH_GROUPS = ((0, 3), (3, 6), (6, KERNEL_MAX), (KERNEL_MAX, 1 << 62))
@@ -81,8 +85,19 @@ def _scalar(ids: list[str], gold: Flat, pred: Flat, missing: list[bool]) -> tupl
 
 
 def score_rows(ids: list[str], gold: Flat, block: ActsBlock, missing: npt.NDArray[np.bool_]) -> Scored:
-    """Score a batch of (gold acts, prediction row) pairs: ``missing`` marks pairs without a prediction."""
+    """Score a batch of (gold acts, prediction row) pairs: ``missing`` marks pairs without a prediction.
+
+    The compiled kernel writes the rows when it is built and takes the batch; else the numpy kernel (same bytes).
+    """
     pred: Flat = (block.codes, normalised(block.weights, block.totals, block.lengths), block.lengths)
+    found = native.rows(list(map(encode_string, ids)), gold, pred, missing)
+    if found is not None:
+        return found
+    return numpy_rows(ids, gold, pred, missing)
+
+
+def numpy_rows(ids: list[str], gold: Flat, pred: Flat, missing: npt.NDArray[np.bool_]) -> Scored:
+    """:func:`score_rows` by the numpy kernel (and one by one for long sequences)."""
     g_start, p_start = np.cumsum(gold[2]) - gold[2], np.cumsum(pred[2]) - pred[2]
     # A batch pads to its longest sequences, so pairs go in groups of similar length; long ones one by one.
     longest = np.maximum(gold[2], pred[2])
