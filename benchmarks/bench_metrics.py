@@ -5,7 +5,8 @@ Generates a random gold / prediction set (``benchmarks/score_data.py``), then ti
 ``scores.jsonl`` rows), checks that the rows agree, and reports medians of wall time, CPU time and peak memory
 (the largest process's peak RSS, and the sampled peak of RSS and PSS summed over voxeval's worker processes).
 ``--before SRC`` also times another source tree (e.g. the code before a change) on the same files.
-Targets (issue 18): 1M pairs ≤ 15 s, ≤ 500 MB peak, ≥ 3.5× faster than the reference.
+Targets (issue 18): 1M pairs ≤ 15 s, ≤ 500 MB peak, ≥ 3.5× faster than the reference. Each voxeval row says
+whether its compiled code (``voxeval._native``) was built and used (``compiled_code``).
 Run: ``python benchmarks/bench_metrics.py [--pairs N] [--repeats R] [--before SRC]``.
 """
 
@@ -84,6 +85,13 @@ def voxeval_cmd(src: Path, gold: Path, pred: Path, out: Path) -> tuple[list[str]
     return [sys.executable, "-m", "voxeval", "score", "--gold", str(gold), "--pred", str(pred), "--out", str(out)], env
 
 
+def compiled(src: Path) -> bool:
+    """Whether ``voxeval score`` from ``src`` runs its compiled code (``voxeval._native``, see docs/performance.md)."""
+    probe = "import voxeval.native as n, sys; sys.exit(0 if n.module() is not None else 1)"
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    return subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True).returncode == 0
+
+
 def same_rows(scores: Path, reference: Path) -> bool:
     """voxeval's rows equal the reference's once voxeval's gold coverage (not in the reference) is removed."""
     with open(scores, encoding="utf-8") as a, open(reference, encoding="utf-8") as b:
@@ -124,6 +132,8 @@ def main() -> None:
         row["us_per_pair"] = round(figures["wall_s"] / args.pairs * 1e6, 2)
         row["speedup_vs_reference_wall"] = round(ref["wall_s"] / figures["wall_s"], 2)
         row["speedup_vs_reference_cpu"] = round(ref["cpu_s"] / figures["cpu_s"], 2)
+        if name.startswith("voxeval"):
+            row["compiled_code"] = compiled(args.before if name == "voxeval_before" else ROOT / "src")
         if name == "voxeval":
             row["rows_identical_to_reference"] = identical
             row["target"] = "1M: ≤15 s, ≤500 MB (summed over worker processes), ≥3.5× reference"

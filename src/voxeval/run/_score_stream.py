@@ -10,6 +10,7 @@ this process keeps the state, checks ids and writes, in file order, so outputs a
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import hashlib
 import os
@@ -75,7 +76,8 @@ class _Stream:
         at = take(self.gold.starts[pos], g_len)
         gold = (self.gold.codes[at], self.gold.weights[at], g_len)
         ids = list(map(self.ids.__getitem__, pos.tolist()))
-        self.pending.append((pos, self.workers.submit(score_rows, ids, gold, block, missing)))
+        acts = dataclasses.replace(block, ids=[], failures={})  # score_rows takes the ids from `ids`: not sent twice
+        self.pending.append((pos, self.workers.submit(score_rows, ids, gold, acts, missing)))
         while len(self.pending) > self.workers.window:
             self._land()
 
