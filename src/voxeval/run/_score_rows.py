@@ -176,11 +176,13 @@ def lanes(input_bytes: int) -> Iterator[Lanes]:
     if cores < 2 or input_bytes < WORKERS_FROM_BYTES:
         yield Lanes(None)
         return
-    # Forked at the first task, while this process is still small: the workers get only their tasks' data.
+    # Forked here, while this process is still small (the workers get only their tasks' data) and before the
+    # caller starts any thread (a fork copies no thread, but would copy a lock one of them held).
     # Not multiprocessing.Pool: its worker-handler thread wakes whenever a result is waiting in the pipe and
     # spins while a large result is read, taking the CPU the workers need.
     pool = ProcessPoolExecutor(min(cores, 2), mp_context=multiprocessing.get_context("fork"))
     try:
+        pool.submit(os.getpid).result()  # a fork-context pool starts all its processes at the first task
         yield Lanes(pool, window=2 * min(cores, 2))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
