@@ -177,3 +177,39 @@ def test_without_the_build_python_does_it_and_says_so(monkeypatch, capsys) -> No
         assert native.all_nonblank([" x"]) is True
     finally:
         native.module.cache_clear()
+
+
+def _decodes(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+# Bytes around every boundary of UTF-8's table: leads, continuation ranges, surrogates, overlongs, > U+10FFFF.
+_utf8_bytes = st.sampled_from(
+    [0x00, 0x0A, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED,
+     0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=12),
+            st.lists(_utf8_bytes, max_size=12).map(bytes),
+            st.text(max_size=12).map(lambda s: s.encode("utf-8", "surrogatepass")),
+        ),
+        max_size=4,
+    )
+)
+def test_utf8_lines_is_decode(lines) -> None:
+    assert native.utf8_lines(lines) == all(map(_decodes, lines))
+
+
+@given(st.binary(max_size=64))
+def test_newlines_are_numpy_s(data) -> None:
+    expected = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    assert native.newlines(data).tolist() == expected.tolist()

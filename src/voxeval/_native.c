@@ -9,6 +9,8 @@
  * (-0.0), a sum that is not finite.
  *
  * all_nonblank(strings) -> bool: ``all(s.strip() for s in strings)`` without building the stripped strings.
+ * utf8_lines(lines) -> bool: whether every bytes object of the list decodes as UTF-8 (without decoding it).
+ * newlines(data) -> bytes: the offsets of every newline byte of a buffer, as int64.
  *
  * rows(ids, g_codes, g_weights, g_lengths, p_codes, p_weights, p_lengths, missing, encode)
  *   -> (data: bytes, lengths: bytes, values: bytes) or None
@@ -34,7 +36,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define NATIVE_VERSION 3
+#define NATIVE_VERSION 4
 #define TIE 1e-12
 
 enum { OP_MATCH = 0, OP_SUBSTITUTION = 1, OP_DELETION = 2, OP_INSERTION = 3 };
@@ -661,10 +663,93 @@ static PyObject *native_all_nonblank(PyObject *self, PyObject *strings) {
     Py_RETURN_TRUE;
 }
 
+/* ---- bytes ---- */
+/* Well-formed UTF-8 (Unicode's Table 3-7), which is exactly what bytes.decode("utf-8") accepts. */
+static int utf8_valid(const unsigned char *p, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        /* ASCII eight bytes at a time */
+        while (i + 8 <= n) {
+            uint64_t word;
+            memcpy(&word, p + i, 8);
+            if (word & 0x8080808080808080ULL) break;
+            i += 8;
+        }
+        if (i >= n) break;
+        unsigned char c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        Py_ssize_t need;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF)
+            need = 1;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            need = 2;
+            if (c == 0xE0) lo = 0xA0;
+            if (c == 0xED) hi = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            need = 3;
+            if (c == 0xF0) lo = 0x90;
+            if (c == 0xF4) hi = 0x8F;
+        } else
+            return 0;
+        if (i + need >= n) return 0; /* truncated */
+        if (p[i + 1] < lo || p[i + 1] > hi) return 0;
+        for (Py_ssize_t k = 2; k <= need; k++)
+            if (p[i + k] < 0x80 || p[i + k] > 0xBF) return 0;
+        i += need + 1;
+    }
+    return 1;
+}
+
+static PyObject *native_utf8_lines(PyObject *self, PyObject *lines) {
+    (void)self;
+    if (!PyList_Check(lines)) {
+        PyErr_SetString(PyExc_TypeError, "utf8_lines: a list of bytes");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(lines); k++) {
+        PyObject *line = PyList_GET_ITEM(lines, k);
+        if (!PyBytes_Check(line)) {
+            PyErr_SetString(PyExc_TypeError, "utf8_lines: a list of bytes");
+            return NULL;
+        }
+        if (!utf8_valid((const unsigned char *)PyBytes_AS_STRING(line), PyBytes_GET_SIZE(line))) Py_RETURN_FALSE;
+    }
+    Py_RETURN_TRUE;
+}
+
+static PyObject *native_newlines(PyObject *self, PyObject *data) {
+    (void)self;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *start = view.buf, *end = start + view.len, *at = start;
+    Py_ssize_t count = 0;
+    while ((at = memchr(at, '\n', (size_t)(end - at)))) {
+        count++;
+        at++;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * 8);
+    if (out) {
+        int64_t *pos = (int64_t *)PyBytes_AS_STRING(out);
+        at = start;
+        while ((at = memchr(at, '\n', (size_t)(end - at)))) {
+            *pos++ = (int64_t)(at - start);
+            at++;
+        }
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"columns", native_columns, METH_VARARGS,
      "columns(ids, step_lists, label_codes) -> (codes, weights, lengths, totals) or None (see voxeval.native)."},
     {"all_nonblank", native_all_nonblank, METH_O, "all_nonblank(strings) -> all(s.strip() for s in strings)."},
+    {"utf8_lines", native_utf8_lines, METH_O, "utf8_lines(lines) -> whether every bytes object decodes as UTF-8."},
+    {"newlines", native_newlines, METH_O, "newlines(data) -> int64 bytes: the offsets of every b'\\n' in data."},
     {"rows", native_rows, METH_VARARGS,
      "rows(ids, g_codes, g_weights, g_lengths, p_codes, p_weights, p_lengths, missing, encode) -> (data, lengths, "
      "values) "

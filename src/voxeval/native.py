@@ -22,7 +22,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-VERSION = 3
+VERSION = 4
 """The C module's ``VERSION`` this code expects; another build is refused (rebuild: ``pip install -e .``)."""
 
 F64 = npt.NDArray[np.float64]
@@ -79,6 +79,20 @@ def all_nonblank(strings: list[str]) -> bool:
     """``all(s.strip() for s in strings)``."""
     native = module()
     return bool(native.all_nonblank(strings)) if native is not None else all(map(str.strip, strings))
+
+
+def utf8_lines(lines: list[bytes]) -> bool | None:
+    """Whether every line decodes as UTF-8; ``None`` when not built."""
+    native = module()
+    return None if native is None else bool(native.utf8_lines(lines))
+
+
+def newlines(data: bytes) -> npt.NDArray[np.int64]:
+    """Offsets of every ``b"\\n"`` in ``data`` (``np.flatnonzero(bytes == 10)``)."""
+    native = module()
+    if native is None:
+        return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    return np.frombuffer(native.newlines(data), dtype=np.int64)
 
 
 def rows(

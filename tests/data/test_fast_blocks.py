@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voxeval.data._fast import _valid_utf8, fast_gold, fast_prediction, gold_block, prediction_block
+from voxeval.data._fast import _valid_utf8, fast_gold, fast_prediction, gold_block, prediction_block, python_valid_utf8
 from voxeval.data._index import decode_range
 
 MESSY = Path(__file__).parents[1] / "cli" / "data" / "score_identity" / "messy"
@@ -89,4 +89,5 @@ def test_valid_utf8_checks_only_non_ascii_runs_but_decides_as_decode(lines) -> N
         want = True
     except UnicodeDecodeError:
         want = False
-    assert _valid_utf8(lines) is want
+    assert python_valid_utf8(lines) is want
+    assert _valid_utf8(lines) is want  # the compiled check

@@ -148,6 +148,13 @@ _ACT, _IMPORTANCE = attrgetter("act"), attrgetter("importance")
 
 
 def _valid_utf8(lines: list[bytes]) -> bool:
+    """Whether every line decodes as UTF-8 (compiled when built, else :func:`python_valid_utf8`)."""
+    found = native.utf8_lines(lines)
+    return python_valid_utf8(lines) if found is None else found
+
+
+def python_valid_utf8(lines: list[bytes]) -> bool:
+    """:func:`_valid_utf8` with numpy and one decode of the block's non-ASCII runs."""
     # One check for the block: "\n" is never part of a multi-byte sequence, so the join is valid iff each line is.
     joined = b"\n".join(lines)
     if joined.isascii():

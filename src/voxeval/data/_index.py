@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from voxeval import native
 from voxeval.acts import Acts
 from voxeval.data._fast import LABEL_CODES, ActsBlock, RawActs, fast_gold, fast_prediction, gold_block, prediction_block
 from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_prediction
@@ -214,7 +215,7 @@ def line_blocks(path: str | Path, digest: Digest | None = None) -> Iterator[Line
                 digest.update(chunk)
             data = carry + chunk
             if chunk:  # the complete lines; the rest is carried to the next read
-                ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+                ends = native.newlines(data)
                 cut = int(ends[-1]) + 1 if ends.size else 0
                 carry = data[cut:]
             else:  # the last line, without newline (b"" when the file ends with one)
