@@ -654,6 +654,7 @@ static PyObject *native_all_nonblank(PyObject *self, PyObject *strings) {
             PyErr_SetString(PyExc_TypeError, "all_nonblank: a list of str");
             return NULL;
         }
+        if (PyUnicode_READY(s) < 0) return NULL;
         int kind = PyUnicode_KIND(s);
         const void *data = PyUnicode_DATA(s);
         Py_ssize_t n = PyUnicode_GET_LENGTH(s), i = 0;
