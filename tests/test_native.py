@@ -158,7 +158,9 @@ def test_all_nonblank_is_all_strip(strings) -> None:
 
 
 def test_another_build_is_refused(monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "voxeval._native", types.SimpleNamespace(VERSION=0, __file__="old.so"))
+    monkeypatch.setitem(
+        sys.modules, "voxeval._native", types.SimpleNamespace(SOURCE_SHA256="0" * 64, __file__="old.so")
+    )
     native.module.cache_clear()
     try:
         with pytest.raises(native.StaleBuildError, match="rebuild it"):
@@ -213,3 +215,46 @@ def test_utf8_lines_is_decode(lines) -> None:
 def test_newlines_are_numpy_s(data) -> None:
     expected = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
     assert native.newlines(data).tolist() == expected.tolist()
+
+
+def test_the_build_carries_its_source_hash() -> None:
+    import hashlib
+
+    assert hashlib.sha256(native.SOURCE.read_bytes()).hexdigest() == native.module().SOURCE_SHA256
+
+
+def test_floats_are_written_by_repr_when_msgspec_would_differ(monkeypatch, capsys) -> None:
+    gold = (np.array([0, 1], dtype=np.int8), np.array([0.3, 0.7]), np.array([2], dtype=np.int64))
+    pred = (np.array([1], dtype=np.int8), np.array([1.0]), np.array([1], dtype=np.int64))
+    expected = native.rows(['"a"'], gold, pred, np.zeros(1, dtype=bool))
+    monkeypatch.setattr(native, "_float_texts_agree", lambda: False)
+    native._float_encoder.cache_clear()
+    try:
+        assert native._float_encoder() is native._repr_encode
+        assert "differently" in capsys.readouterr().err
+        found = native.rows(['"a"'], gold, pred, np.zeros(1, dtype=bool))
+        assert found is not None and expected is not None and found[0] == expected[0]
+    finally:
+        native._float_encoder.cache_clear()
+
+
+def test_msgspec_writes_floats_as_repr_here() -> None:
+    assert native._float_texts_agree()
+
+
+class _Growing:
+    """A step whose ``act`` lookup grows another row's list (only Python objects can run code there)."""
+
+    def __init__(self, victim: list) -> None:
+        self.victim, self.importance = victim, 1.0
+
+    @property
+    def act(self) -> str:
+        self.victim.extend([_Growing([])] * 100)
+        return "Answer"
+
+
+def test_columns_notice_a_list_changed_under_them() -> None:
+    second: list = []
+    with pytest.raises(RuntimeError, match="changed"):
+        native.columns(["a", "b"], [[_Growing(second)], second], LABEL_CODES)

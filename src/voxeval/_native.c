@@ -36,7 +36,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define NATIVE_VERSION 4
+#ifndef NATIVE_SOURCE_SHA256
+#define NATIVE_SOURCE_SHA256 "unknown" /* setup.py defines it: the sha256 of this file, checked on load */
+#endif
 #define TIE 1e-12
 
 enum { OP_MATCH = 0, OP_SUBSTITUTION = 1, OP_DELETION = 2, OP_INSERTION = 3 };
@@ -108,7 +110,11 @@ static char *write_float(char *w, double x, Texts *texts) {
         char *text = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
         if (!text) return NULL;
         size_t n = strlen(text);
-        if (n > FLOAT_ROOM) n = FLOAT_ROOM; /* cannot happen; never write past the room */
+        if (n > FLOAT_ROOM) { /* cannot happen (at most 24 characters); never write past the room */
+            PyMem_Free(text);
+            PyErr_SetString(PyExc_RuntimeError, "rows: a float's text is longer than the room kept for it");
+            return NULL;
+        }
         memcpy(w, text, n);
         PyMem_Free(text);
         return w + n;
@@ -460,6 +466,10 @@ static PyObject *native_rows(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "rows: encode must return a JSON array as bytes");
         goto done;
     }
+    if (PyList_GET_SIZE(ids) != batch) {
+        PyErr_SetString(PyExc_RuntimeError, "rows: ids changed while the batch was being scored");
+        goto done;
+    }
     Texts texts = {PyBytes_AS_STRING(encoded), PyBytes_AS_STRING(encoded) + PyBytes_GET_SIZE(encoded)};
 
     /* Pass 2: the rows. */
@@ -586,6 +596,12 @@ static PyObject *native_columns(PyObject *self, PyObject *args) {
         Py_ssize_t n = PyList_GET_SIZE(steps);
         sum.n = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
+            /* The attribute lookups below may run Python code (for objects that are not the decoder's
+             * structs): never trust sizes read before them. */
+            if (PyList_GET_SIZE(steps) != n || at >= acts) {
+                PyErr_SetString(PyExc_RuntimeError, "columns: a list changed while it was being read");
+                goto done;
+            }
             PyObject *step = PyList_GET_ITEM(steps, i);
             PyObject *act = PyObject_GetAttr(step, act_name);
             if (!act) goto done;
@@ -764,7 +780,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "VERSION", NATIVE_VERSION) < 0) {
+    if (m && PyModule_AddStringConstant(m, "SOURCE_SHA256", NATIVE_SOURCE_SHA256) < 0) {
         Py_DECREF(m);
         return NULL;
     }

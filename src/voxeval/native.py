@@ -1,7 +1,8 @@
 """The compiled parts of ``voxeval score`` (``_native.c``), when they are built, and their Python faces.
 
-Two hot loops of scoring large files run in C: turning decoded rows into act columns (:func:`columns`, for
-:mod:`voxeval.data._fast`) and writing a batch of ``scores.jsonl`` rows (:func:`rows`, for
+The hot loops of scoring large files run in C: finding line ends (:func:`newlines`) and checking UTF-8
+(:func:`utf8_lines`) in :mod:`voxeval.data._index` / :mod:`voxeval.data._fast`, turning decoded rows into act
+columns (:func:`columns`, :func:`all_nonblank`) and writing a batch of ``scores.jsonl`` rows (:func:`rows`, for
 :mod:`voxeval.run._score_rows`). Each gives exactly what the Python code gives (tested against it), or
 ``None`` where only the Python code decides (a rare shape, or an input error the user is to see), and then the
 Python code runs. The module is built when voxeval is installed (``pip install -e .``, which ``make test`` and
@@ -11,19 +12,18 @@ Python code runs. The module is built when voxeval is installed (``pip install -
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
-
-VERSION = 4
-"""The C module's ``VERSION`` this code expects; another build is refused (rebuild: ``pip install -e .``)."""
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -32,7 +32,11 @@ _ENCODE = msgspec.json.Encoder().encode
 
 
 class StaleBuildError(RuntimeError):
-    """The compiled module is from another version of ``_native.c``."""
+    """The compiled module was built from another version of ``_native.c`` than the one next to this file."""
+
+
+SOURCE = Path(__file__).with_name("_native.c")
+"""The module's source; in a source checkout (an editable install) a build from another version is refused."""
 
 
 @cache
@@ -43,17 +47,46 @@ def module() -> ModuleType | None:
     except ImportError as exc:
         print(
             f"voxeval: the compiled scoring code is not built ({exc}); scoring in Python, which gives the same "
-            "results more slowly. Build it with a C compiler: pip install -e . (see docs/performance.md)",
+            "results more slowly. Build it with a C compiler: pip install -e . (see docs/metrics.md)",
             file=sys.stderr,
         )
         return None
-    found = getattr(compiled, "VERSION", None)
-    if found != VERSION:
+    built_from = getattr(compiled, "SOURCE_SHA256", None)
+    if SOURCE.is_file() and built_from != hashlib.sha256(SOURCE.read_bytes()).hexdigest():
         raise StaleBuildError(
-            f"{compiled.__file__} is version {found} of voxeval's compiled scoring code, this code needs "
-            f"version {VERSION}: rebuild it with `pip install -e .` (or `make test`)"
+            f"{compiled.__file__} was built from another version of {SOURCE.name} (sha256 {built_from}): rebuild "
+            "it with `pip install -e .` (or `make test`)"
         )
     return compiled
+
+
+def _float_texts_agree() -> bool:
+    """Whether msgspec writes floats in [1e-4, 1e15) as ``repr`` does (checked once, on values near every
+    power of ten and a fixed random sample; the rows' bytes rely on it)."""
+    rng = np.random.default_rng(0)
+    values = [float(v) for v in 10.0 ** rng.uniform(-4, 15, 2000)]
+    for power in range(-4, 15):
+        base = 10.0**power
+        values += [base, np.nextafter(base, 0.0).item(), np.nextafter(base, np.inf).item(), base * 1.5]
+    values = [v for v in values if 1e-4 <= v < 1e15]
+    return _ENCODE(values) == _repr_encode(values)
+
+
+def _repr_encode(values: list[float]) -> bytes:
+    return ("[" + ",".join(map(repr, values)) + "]").encode()
+
+
+@cache
+def _float_encoder() -> Callable[[list[float]], bytes]:
+    """msgspec's encoder when its float texts are ``repr``'s (they are, to date), else ``repr`` itself (slower)."""
+    if _float_texts_agree():
+        return _ENCODE
+    print(
+        f"voxeval: this msgspec ({msgspec.__version__}) writes some floats differently from Python's repr; "
+        "scores.jsonl is written with repr (slower)",
+        file=sys.stderr,
+    )
+    return _repr_encode
 
 
 def columns(ids: list[Any], step_lists: list[Any], label_codes: dict[str, int]) -> tuple[I8, F64, I64, F64] | None:
@@ -119,7 +152,7 @@ def rows(
         )
 
     flags = np.ascontiguousarray(missing, dtype=np.bool_).view(np.uint8)
-    found = native.rows(encoded_ids, *flat(gold), *flat(pred), flags, _ENCODE)
+    found = native.rows(encoded_ids, *flat(gold), *flat(pred), flags, _float_encoder())
     if found is None:
         return None
     data, lengths, values = found

@@ -70,6 +70,23 @@ def test_duplicate_id_in_a_clean_block_names_both_lines(tmp_path, monkeypatch, s
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("side", ["gold", "pred"])
+def test_importances_whose_sum_overflows_are_an_input_error(tmp_path, side) -> None:
+    golds = [gold_row(f"g{k}", [("Answer", 1.0)]) for k in range(30)]
+    preds = [pred_row(g["id"], [("Inform", 0.5)]) for g in golds]
+    rows = golds if side == "gold" else preds
+    huge = [("Answer", 1e308), ("Inform", 1e308)]
+    rows[7] = gold_row("g7", huge) if side == "gold" else pred_row("g7", huge)
+    gold, pred = write_jsonl(tmp_path / "g.jsonl", golds), write_jsonl(tmp_path / "p.jsonl", preds)
+    with pytest.raises(InputError) as streamed:
+        score_files(gold, pred, tmp_path / "out", dataset="d", system="s")
+    with pytest.raises(InputError) as loaded:
+        load_gold(gold) if side == "gold" else load_predictions(pred)
+    assert str(streamed.value) == str(loaded.value)
+    assert ".jsonl:8, field " in str(streamed.value) and "overflows" in str(streamed.value)
+    assert not (tmp_path / "out").exists()
+
+
 def _plain_files(tmp_path: Path, n: int = 400) -> tuple[Path, Path]:
     rng = random.Random(11)
     golds = [gold_row(f"g{k}", _steps(rng, 1, 6)) for k in range(n)]

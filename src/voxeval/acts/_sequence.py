@@ -106,7 +106,13 @@ def parse_acts(raw: object, where: Location, *, allow_empty: bool) -> Acts:
         raise InputError(where, f"steps must be a list, got {type(raw).__name__}")
     if not raw and not allow_empty:
         raise InputError(where, "gold dialogue-act sequence is empty; every gold reply needs at least one act")
-    return normalise([parse_step(item, where.child(f"[{i}]")) for i, item in enumerate(raw)])
+    steps = [parse_step(item, where.child(f"[{i}]")) for i, item in enumerate(raw)]
+    try:
+        return normalise(steps)
+    except OverflowError:  # math.fsum: the sum is beyond the largest float
+        raise InputError(
+            where, "the importances are too large to add up (their sum overflows); give relative weights such as 0.7"
+        ) from None
 
 
 def acts_to_json(acts: Sequence[Step]) -> list[dict[str, Any]]:

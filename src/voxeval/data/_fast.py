@@ -81,7 +81,8 @@ class _Pred(msgspec.Struct, gc=False):
 
 _GOLD = msgspec.json.Decoder(_Gold)
 _PRED = msgspec.json.Decoder(_Pred)
-_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, KeyError)
+_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, KeyError, OverflowError)
+"""What makes the fast path leave a row to the full parser (OverflowError: importances whose sum overflows)."""
 
 
 def _acts(sample_id: str | int, steps: list[_Step], failure: str | None = None) -> RawActs | None:
@@ -212,7 +213,10 @@ def python_columns(
         return None
     lengths = list(map(len, step_lists))
     flat = iter(raw)  # each islice takes the next row's weights from the one iterator
-    totals = np.fromiter(map(math.fsum, map(islice, repeat(flat), lengths)), dtype=np.float64, count=len(lengths))
+    try:
+        totals = np.fromiter(map(math.fsum, map(islice, repeat(flat), lengths)), dtype=np.float64, count=len(lengths))
+    except OverflowError:  # importances whose sum overflows: the full parser says so
+        return None
     return ActsBlock(ids, np.array(lengths, dtype=np.int64), codes, weights, totals, failures)
 
 
