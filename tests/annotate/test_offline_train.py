@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from voxeval.annotate._offline_model import (
     CLASSES,
     NONE,
     TAGS,
+    ReplyInput,
     merge_runs,
     merge_tags,
     viterbi,
@@ -259,13 +261,24 @@ def test_the_stack_setting_reaches_the_artefact(tmp_path: Path) -> None:
     from training.annotator.__main__ import main
     from voxeval.annotate._offline_model import load_artefact
 
-    for stack in ("true", "false"):
-        out = tmp_path / stack
+    for stack, bags, blend in (("true", 1, 0.0), ("false", 1, 0.0), ("true", 2, 0.25)):
+        out = tmp_path / f"{stack}{bags}"
         args = ["--out", str(out), "--report", str(out / "report.json"), "--limit", "60", "--no-loao"]
-        assert main([*args, "--version", "tiny", "--set", f"stack={stack}", "--set", "stack_iter=5"]) == 0
+        sets = [f"stack={stack}", "stack_iter=5", f"stack_bags={bags}", f"stack_blend={blend}"]
+        assert main([*args, "--version", "tiny", *(arg for s in sets for arg in ("--set", s))]) == 0
         meta = json.loads((out / "tiny.json").read_text())
         model = load_artefact(out / "tiny.npz", out / "tiny.json").model
         assert meta["settings"]["stack"] is (stack == "true")
         assert (model.stack is not None) is (stack == "true") and (meta["stack"] is not None) is (stack == "true")
         if model.stack is not None:
-            assert len(model.stack.roots) == 5 * len(CLASSES)
+            assert len(model.stack.roots) == bags * 5 * len(CLASSES)
+            assert model.stack_blend == blend and meta["stack"].get("blend", 0.0) == blend
+            # decoded: (1 - blend) × the trees' log-probabilities + blend × the classifier's
+            reply = "こんにちは。明日は晴れです。傘は要りません。"
+            rng = np.random.default_rng(0)
+            item = ReplyInput(reply, segment(reply), rng.normal(size=(3, 512)), "明日の天気は？", rng.normal(size=512))
+            rows = [model.features(item.segments, item.user_input, item.seg_emb, item.user_emb)]
+            mixed = model.log_proba(rows, [item])[0]
+            trees = dataclasses.replace(model, stack_blend=0.0).log_proba(rows, [item])[0]
+            classifier = dataclasses.replace(model, stack=None).log_proba(rows, [item])[0]
+            np.testing.assert_allclose(mixed, (1 - blend) * trees + blend * classifier, atol=1e-12)

@@ -13,7 +13,7 @@ pytest.importorskip("sklearn")
 
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from training.annotator.trees import export_trees
+from training.annotator.trees import average_ensembles, export_trees
 
 
 def _data(seed: int, n: int, width: int, classes: int, missing: float) -> tuple[np.ndarray, np.ndarray]:
@@ -77,3 +77,27 @@ def test_no_rows_and_bad_arrays() -> None:
     cyclic["left"][cyclic["left"][root]] = root  # the root's left child leads back to the root
     with pytest.raises(ValueError, match="cycle"):
         TreeEnsemble.from_arrays(cyclic)
+
+
+def test_averaged_ensembles_score_the_mean_of_their_raw_scores() -> None:
+    x, y = _data(11, 400, 5, 3, 0.1)
+    fitted = [
+        HistGradientBoostingClassifier(
+            max_iter=iterations, max_leaf_nodes=leaves, max_features=0.6, early_stopping=False, random_state=seed
+        ).fit(x[seed::2] if seed else x, y[seed::2] if seed else y)
+        for seed, iterations, leaves in ((0, 4, 7), (1, 9, 15))
+    ]
+    merged = average_ensembles([export_trees(clf) for clf in fitted])
+    test, _ = _data(12, 150, 5, 3, 0.2)
+    mean = np.mean([clf.decision_function(test) for clf in fitted], axis=0)
+    np.testing.assert_allclose(merged.decision_function(test), mean, rtol=0, atol=1e-9)
+    again = TreeEnsemble.from_arrays(merged.arrays())
+    np.testing.assert_array_equal(again.decision_function(test), merged.decision_function(test))
+    # the mean of the class log-probabilities, up to a per-row constant
+    logs = np.mean([np.log(clf.predict_proba(test)) for clf in fitted], axis=0)
+    shift = merged.log_proba(test) - logs
+    np.testing.assert_allclose(shift, shift[:, :1] * np.ones((1, 3)), atol=1e-9)
+    assert average_ensembles([merged]) is merged
+    binary = export_trees(HistGradientBoostingClassifier(max_iter=2).fit(x, y > 0))
+    with pytest.raises(ValueError, match="different numbers of classes"):
+        average_ensembles([merged, binary])

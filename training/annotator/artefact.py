@@ -85,7 +85,12 @@ def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, by
         "answers": model.answers,
         "stack": None
         if model.stack is None
-        else {"features": stack_names(model.tags), "trees": len(model.stack.roots), "depth": model.stack.depth},
+        else {
+            "features": stack_names(model.tags),
+            "trees": len(model.stack.roots),
+            "depth": model.stack.depth,
+            **({"blend": model.stack_blend} if model.stack_blend else {}),
+        },
         "bigram_bits": BIGRAM_BITS,
         "settings": model.settings,
         "arrays": {name: list(arrays[name].shape) for name in sorted(arrays)},

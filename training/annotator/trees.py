@@ -9,6 +9,7 @@ compares the exported ensemble with ``predict_proba`` / ``decision_function`` on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -50,4 +51,31 @@ def export_trees(clf: Any) -> TreeEnsemble:
         roots=np.array(roots, dtype=np.int64),
         tree_class=np.array(classes, dtype=np.int64),
         baseline=baseline,
+    )
+
+
+def average_ensembles(ensembles: Sequence[TreeEnsemble]) -> TreeEnsemble:
+    """One ensemble whose raw scores are the mean of ``ensembles``' (bagging): the trees of all, nodes renumbered,
+    leaf values divided by their number and the baselines averaged. The class log-probabilities of the mean raw
+    scores are the mean of the ensembles' class log-probabilities up to a per-row constant (the same decoding).
+    All must have the same classes and one tree per class and iteration; one ensemble is returned unchanged."""
+    if not ensembles:
+        raise ValueError("no ensembles to average")
+    if len(ensembles) == 1:
+        return ensembles[0]
+    classes = {len(e.baseline) for e in ensembles}
+    if len(classes) != 1:
+        raise ValueError(f"ensembles over different numbers of classes: {sorted(classes)}")
+    count = len(ensembles)
+    offsets = np.cumsum([0, *(len(e.left) for e in ensembles)])[:-1]
+    return TreeEnsemble(
+        feature=np.concatenate([e.feature for e in ensembles]),
+        threshold=np.concatenate([e.threshold for e in ensembles]),
+        missing_left=np.concatenate([e.missing_left for e in ensembles]),
+        left=np.concatenate([e.left + off for e, off in zip(ensembles, offsets, strict=True)]),
+        right=np.concatenate([e.right + off for e, off in zip(ensembles, offsets, strict=True)]),
+        value=np.concatenate([e.value for e in ensembles]) / count,
+        roots=np.concatenate([e.roots + off for e, off in zip(ensembles, offsets, strict=True)]),
+        tree_class=np.concatenate([e.tree_class for e in ensembles]),
+        baseline=np.mean([e.baseline for e in ensembles], axis=0),
     )

@@ -139,6 +139,9 @@ class OfflineModel:
     stack: TreeEnsemble | None = None
     """The stacked label model over the classifier's log-probabilities and context (:mod:`._stack`); ``None``:
     the classifier's log-probabilities are decoded directly."""
+    stack_blend: float = 0.0
+    """Weight of the classifier's own log-probabilities in the decoded ones (the stacked model's get ``1 -`` it);
+    0: the stacked model's alone. Unused without a stacked model."""
 
     def features(
         self,
@@ -225,7 +228,10 @@ class OfflineModel:
         if self.stack is None:
             return logp
         stacked = np.vstack([stack_rows(lp, it.segments, it.user_input) for lp, it in zip(logp, items, strict=True)])
-        return np.split(self.stack.log_proba(stacked), np.cumsum([len(r) for r in rows])[:-1])
+        out = np.split(self.stack.log_proba(stacked), np.cumsum([len(r) for r in rows])[:-1])
+        if self.stack_blend:
+            out = [(1.0 - self.stack_blend) * s + self.stack_blend * c for s, c in zip(out, logp, strict=True)]
+        return out
 
     def proba(self, rows: np.ndarray) -> np.ndarray:
         """Class probabilities of feature rows, shape ``(n, len(CLASSES))``."""
@@ -444,6 +450,7 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
         tags=tags,
         answers=bool(meta.get("answers", False)),
         stack=None if trees is None else TreeEnsemble.from_arrays(trees),
+        stack_blend=float(meta["stack"].get("blend", 0.0)) if stacked else 0.0,
         **{name: arrays[name].astype(np.float64) for name in ARRAY_NAMES[:6]},
     )
     return Artefact(model, meta, digest, hashlib.sha256(meta_bytes).hexdigest())
