@@ -51,6 +51,18 @@ def test_small_blocks_mix_whole_block_and_line_by_line_paths(tmp_path, monkeypat
     _assert_stream_equals_memory(gold, pred, tmp_path)
 
 
+def _same_error_both_ways(tmp_path: Path, golds: list, preds: list, side: str) -> str:
+    """The streaming scorer's error, which must be the loader's, with nothing left behind."""
+    gold, pred = write_jsonl(tmp_path / "g.jsonl", golds), write_jsonl(tmp_path / "p.jsonl", preds)
+    with pytest.raises(InputError) as streamed:
+        score_files(gold, pred, tmp_path / "out", dataset="d", system="s")
+    with pytest.raises(InputError) as loaded:
+        load_gold(gold) if side == "gold" else load_predictions(pred)
+    assert str(streamed.value) == str(loaded.value)
+    assert not (tmp_path / "out").exists()
+    return str(streamed.value)
+
+
 @pytest.mark.parametrize("block", [400, 1 << 22], ids=["later block", "same block"])
 @pytest.mark.parametrize("side", ["gold", "pred"])
 def test_duplicate_id_in_a_clean_block_names_both_lines(tmp_path, monkeypatch, side, block) -> None:
@@ -60,14 +72,8 @@ def test_duplicate_id_in_a_clean_block_names_both_lines(tmp_path, monkeypatch, s
     preds = [pred_row(g["id"], [("Inform", 0.5)]) for g in golds]
     rows = golds if side == "gold" else preds
     rows.append(dict(rows[2]))  # line 41 repeats line 3, several blocks later
-    gold, pred = write_jsonl(tmp_path / "g.jsonl", golds), write_jsonl(tmp_path / "p.jsonl", preds)
-    with pytest.raises(InputError) as streamed:
-        score_files(gold, pred, tmp_path / "out", dataset="d", system="s")
-    with pytest.raises(InputError) as loaded:
-        load_gold(gold) if side == "gold" else load_predictions(pred)
-    assert str(streamed.value) == str(loaded.value)
-    assert ".jsonl:41, field id:" in str(streamed.value) and "first on line 3" in str(streamed.value)
-    assert not (tmp_path / "out").exists()
+    message = _same_error_both_ways(tmp_path, golds, preds, side)
+    assert ".jsonl:41, field id:" in message and "first on line 3" in message
 
 
 @pytest.mark.parametrize("side", ["gold", "pred"])
@@ -77,14 +83,8 @@ def test_importances_whose_sum_overflows_are_an_input_error(tmp_path, side) -> N
     rows = golds if side == "gold" else preds
     huge = [("Answer", 1e308), ("Inform", 1e308)]
     rows[7] = gold_row("g7", huge) if side == "gold" else pred_row("g7", huge)
-    gold, pred = write_jsonl(tmp_path / "g.jsonl", golds), write_jsonl(tmp_path / "p.jsonl", preds)
-    with pytest.raises(InputError) as streamed:
-        score_files(gold, pred, tmp_path / "out", dataset="d", system="s")
-    with pytest.raises(InputError) as loaded:
-        load_gold(gold) if side == "gold" else load_predictions(pred)
-    assert str(streamed.value) == str(loaded.value)
-    assert ".jsonl:8, field " in str(streamed.value) and "overflows" in str(streamed.value)
-    assert not (tmp_path / "out").exists()
+    message = _same_error_both_ways(tmp_path, golds, preds, side)
+    assert ".jsonl:8, field " in message and "overflows" in message
 
 
 def _plain_files(tmp_path: Path, n: int = 400) -> tuple[Path, Path]:
