@@ -134,7 +134,7 @@ def rows(
     """Rows (UTF-8, in batch order), each row's length in bytes and the six per-pair numbers (``(6, n)``: wlcs,
     gold_coverage, wed, deletion, insertion, substitution) of a batch, or ``None``.
 
-    ``encoded_ids`` are JSON string literals (``json.encoder.encode_basestring``); ``gold`` and ``pred`` are
+    ``encoded_ids`` are JSON string literals (:data:`voxeval.io.dumps_str`); ``gold`` and ``pred`` are
     flat label codes, normalised weights and lengths. ``None``: not built, or the batch holds something only
     the Python code handles (a non-finite number, an id that is not valid UTF-8), which then gives the user the
     same error as before.

@@ -147,6 +147,10 @@ def dumps(row: Any) -> str:
     return json.dumps(row, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
+dumps_str = json.encoder.encode_basestring
+"""A str as :func:`dumps` writes it (``ensure_ascii=False``): the JSON string literal, quotes included."""
+
+
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file and rename, so readers never see a partial file."""
     atomic_write_bytes(path, text.encode("utf-8"))

@@ -8,7 +8,6 @@ terms a plain float sum is the same correctly rounded number; longer groups are 
 
 from __future__ import annotations
 
-import json
 import math
 import operator
 from collections.abc import Sequence
@@ -17,9 +16,9 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
+from voxeval.io import dumps_str
 from voxeval.metrics._batch import F64, I64, OP_DELETION, OP_INSERTION, OP_SUBSTITUTION, BatchScores
 
-_encode_str = json.encoder.encode_basestring  # what dumps(..., ensure_ascii=False) uses for a str
 _ENCODE = msgspec.json.Encoder().encode
 
 _BOOL = {False: "false", True: "true"}
@@ -175,7 +174,7 @@ def _joined(ids: Sequence[str], numbers: list[str], ops: list[str], bounds: I64,
     """The rows from ``repr`` texts, for batches with numbers msgspec writes in its own exponent style."""
     n = len(ids)
     columns = zip(
-        map(_encode_str, ids),
+        map(dumps_str, ids),
         *(numbers[k * n : (k + 1) * n] for k in range(6)),
         bounds[:-1].tolist(),
         bounds[1:].tolist(),

@@ -8,7 +8,6 @@ in which errors are found, do not depend on whether workers are used.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 from collections import deque
@@ -27,10 +26,9 @@ from voxeval.acts import LABELS, Step
 from voxeval.data import dumps
 from voxeval.data._fast import ActsBlock
 from voxeval.data._index import Decode, LineBlock, decode_inline, decode_range, extent, normalised
+from voxeval.io import dumps_str
 from voxeval.metrics import batch_rows, pad, score_batch, score_sample
 
-encode_string = json.encoder.encode_basestring
-"""An id as ``dumps`` writes it (``ensure_ascii=False``): the compiled kernel takes ids so encoded."""
 KERNEL_MAX = 12
 """Pairs with a sequence longer than this are scored one by one (a batch pads to its longest sequence)."""
 _LENGTH_GROUPS = ((0, 3), (3, 6), (6, KERNEL_MAX), (KERNEL_MAX, 1 << 62))
@@ -90,7 +88,7 @@ def score_rows(ids: list[str], gold: Flat, block: ActsBlock, missing: npt.NDArra
     The compiled kernel writes the rows when it is built and takes the batch; else the numpy kernel (same bytes).
     """
     pred: Flat = (block.codes, normalised(block.weights, block.totals, block.lengths), block.lengths)
-    found = native.rows(list(map(encode_string, ids)), gold, pred, missing)
+    found = native.rows(list(map(dumps_str, ids)), gold, pred, missing)
     if found is not None:
         return found
     return numpy_rows(ids, gold, pred, missing)
