@@ -23,6 +23,7 @@ from voxeval.annotate._offline_model import (
     viterbi,
 )
 from voxeval.annotate._segment import segment
+from voxeval.annotate._stack import stack_names
 from voxeval.data import GoldSample
 
 pytest.importorskip("sklearn")
@@ -238,6 +239,34 @@ def test_stack_rows_give_neighbours_log_probabilities_and_missing_ends() -> None
     assert np.isnan(one[0, [names.index(f"others_max:{tag}") for tag in CLASSES]]).all()
 
 
+def test_raw_columns_pick_the_classifiers_named_columns_whatever_the_vocabulary() -> None:
+    from voxeval.annotate._features import hand_feature_names
+    from voxeval.annotate._offline_model import design_rows
+    from voxeval.annotate._stack import RAW_COLUMNS, raw_columns, stack_names, stack_rows
+    from voxeval.annotate._surface import BIGRAM_BITS, SURFACE_FEATURES, surface_features
+
+    segments = segment("止めました。何分ですか？また聞いてください。")
+    rng = np.random.default_rng(0)
+    emb, user = rng.normal(size=(3, 512)), rng.normal(size=512)
+    table = np.zeros(1 << BIGRAM_BITS, dtype=bool)
+    for vocab in ((), ("end1=た", "punct=。", "open2=また")):
+        design = design_rows(segments, "タイマー止めて", emb, user, vocab, table)
+        raw = raw_columns(design, len(vocab))
+        assert raw.shape == (3, len(RAW_COLUMNS))
+        hand = hand_feature_names(vocab)
+        for name in ("ends_question_mark", "mashita", "user_commands", "is_first", "prev:mashita"):
+            np.testing.assert_array_equal(raw[:, RAW_COLUMNS.index(f"raw:{name}")], design[:, 512 + hand.index(name)])
+        np.testing.assert_allclose(raw[:, RAW_COLUMNS.index("raw:cosine_user")], emb @ user)
+        adjacent = np.einsum("ij,ij->i", emb[:-1], emb[1:])
+        np.testing.assert_allclose(raw[1:, RAW_COLUMNS.index("raw:cosine_prev")], adjacent)
+        surface = [surface_features(s.text, table) for s in segments]
+        np.testing.assert_allclose(raw[:, -len(SURFACE_FEATURES) :], surface)
+    logp = np.zeros((3, len(CLASSES)))
+    rows = stack_rows(logp, segments, "タイマー止めて", raw)
+    assert rows.shape == (3, len(stack_names(CLASSES, raw=True)))
+    np.testing.assert_array_equal(rows[:, -len(RAW_COLUMNS) :], raw)
+
+
 def test_a_stack_trained_without_some_tags_scores_them_minus_thirty() -> None:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -261,14 +290,22 @@ def test_the_stack_setting_reaches_the_artefact(tmp_path: Path) -> None:
     from training.annotator.__main__ import main
     from voxeval.annotate._offline_model import load_artefact
 
-    for stack, bags, blend in (("true", 1, 0.0), ("false", 1, 0.0), ("true", 2, 0.25)):
-        out = tmp_path / f"{stack}{bags}"
+    for stack, bags, blend, raw in (
+        ("true", 1, 0.0, "false"),
+        ("false", 1, 0.0, "false"),
+        ("true", 2, 0.25, "false"),
+        ("true", 1, 0.0, "true"),
+    ):
+        out = tmp_path / f"{stack}{bags}{raw}"
         args = ["--out", str(out), "--report", str(out / "report.json"), "--limit", "60", "--no-loao"]
-        sets = [f"stack={stack}", "stack_iter=5", f"stack_bags={bags}", f"stack_blend={blend}"]
+        sets = [f"stack={stack}", "stack_iter=5", f"stack_bags={bags}", f"stack_blend={blend}", f"stack_raw={raw}"]
         assert main([*args, "--version", "tiny", *(arg for s in sets for arg in ("--set", s))]) == 0
         meta = json.loads((out / "tiny.json").read_text())
         model = load_artefact(out / "tiny.npz", out / "tiny.json").model
         assert meta["settings"]["stack"] is (stack == "true")
+        assert model.stack_raw is (raw == "true" and stack == "true")
+        if model.stack is not None:
+            assert len(meta["stack"]["features"]) == len(stack_names(CLASSES, raw=model.stack_raw))
         assert (model.stack is not None) is (stack == "true") and (meta["stack"] is not None) is (stack == "true")
         if model.stack is not None:
             assert len(model.stack.roots) == bags * 5 * len(CLASSES)

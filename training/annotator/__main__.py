@@ -75,13 +75,22 @@ def fit(
 
 
 def _loao(
-    examples: Sequence[ReplyExample], emb: Embedded, shipped: OfflineModel, settings: Settings, meta: dict[str, Any]
+    examples: Sequence[ReplyExample],
+    emb: Embedded,
+    shipped: OfflineModel,
+    settings: Settings,
+    meta: dict[str, Any],
+    only: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Per author: label, boundary and importance models fitted without that author, scored on all their rows.
-    The gate and bigram table are the shipped ones (refitting them per author would triple the training time)."""
+    """Per author (all, or those in ``only``): label, boundary and importance models fitted without that author,
+    scored on all their rows. The gate and bigram table are the shipped ones (refitting them per author would
+    triple the training time)."""
     out = {}
     authors = sorted({ex.reply.author for ex in examples} - {"builtin"})
-    for author in authors:
+    unknown = sorted(set(only) - set(authors))
+    if unknown:
+        raise ValueError(f"--loao-authors: no rows by {', '.join(unknown)} (authors: {', '.join(authors)})")
+    for author in (a for a in authors if not only or a in only):
         train = [i for i, ex in enumerate(examples) if ex.reply.author != author and ex.reply.split == "train"]
         held = [i for i, ex in enumerate(examples) if ex.reply.author == author]
         fitted = train_model(examples, emb, settings, train, shipped.gate, shipped.bigrams)
@@ -91,7 +100,9 @@ def _loao(
     return out
 
 
-def build(version: str, limit: int | None, loao: bool, settings: Settings) -> tuple[bytes, bytes, dict[str, Any]]:
+def build(
+    version: str, limit: int | None, loao: bool, settings: Settings, loao_authors: Sequence[str] = ()
+) -> tuple[bytes, bytes, dict[str, Any]]:
     """Train on the train split; return the artefact's two files and the evaluation report.
 
     Embeddings are always computed afresh in one call: the encoder's float results differ in the last bits with
@@ -132,7 +143,7 @@ def build(version: str, limit: int | None, loao: bool, settings: Settings) -> tu
         "targets_met": meets_targets(validation),
     }
     if loao:
-        report["leave_one_author_out"] = _loao(examples, emb, shipped, settings, meta)
+        report["leave_one_author_out"] = _loao(examples, emb, shipped, settings, meta, loao_authors)
     report["validation_rows"] = [examples[i].sample.raw for i in held if examples[i].sample.acts]
     return npz, text, report
 
@@ -146,12 +157,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=REPORT, help="validation report (default %(default)s)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N rows only")
     parser.add_argument("--no-loao", action="store_true", help="skip leave-one-author-out (faster)")
+    parser.add_argument(
+        "--loao-authors", default="", help="comma-separated authors to hold out one at a time (default: every author)"
+    )
     parser.add_argument("--set", dest="changes", action="append", default=[], help="Settings override NAME=JSON")
     args = parser.parse_args(argv)
     if args.sources:
         files = [p for src in args.sources for p in sorted(src.glob("*-[0-9][0-9].jsonl"))]
         print(json.dumps(import_files(files, AUTHORED_DIR), ensure_ascii=False, indent=1))
-    npz, meta, report = build(args.version, args.limit, not args.no_loao, parse_settings(args.changes))
+    only = [a for a in args.loao_authors.split(",") if a]
+    npz, meta, report = build(args.version, args.limit, not args.no_loao, parse_settings(args.changes), only)
     npz_path, meta_path = artefact_paths(args.version, args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(npz_path, npz)

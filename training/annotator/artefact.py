@@ -86,10 +86,11 @@ def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, by
         "stack": None
         if model.stack is None
         else {
-            "features": stack_names(model.tags),
+            "features": stack_names(model.tags, model.stack_raw),
             "trees": len(model.stack.roots),
             "depth": model.stack.depth,
             **({"blend": model.stack_blend} if model.stack_blend else {}),
+            **({"raw": True} if model.stack_raw else {}),
         },
         "bigram_bits": BIGRAM_BITS,
         "settings": model.settings,

@@ -41,7 +41,7 @@ from voxeval.annotate._offline_model import (
     boundary_row,
     design_rows,
 )
-from voxeval.annotate._stack import stack_rows
+from voxeval.annotate._stack import raw_columns, stack_rows
 from voxeval.annotate._surface import bigram_table
 from voxeval.annotate._trees import TreeEnsemble
 from voxeval.data import GoldSample
@@ -127,6 +127,9 @@ class Settings:
     stack_splits: int = 1
     """Fold splits whose out-of-fold classifier log-probabilities are averaged into the stacked model's columns
     (per bag); 1: one (more: not measured)."""
+    stack_raw: bool = False
+    """Give the stacked model the classifier's own non-embedding, non-vocabulary columns as well
+    (``annotate/_stack.py``, ``RAW_COLUMNS``)."""
 
     def relevance(self) -> tuple[float, int]:
         """The relevance model's settings, as :func:`~training.annotator.gate.fit_gate` takes them."""
@@ -250,12 +253,14 @@ def fit_stack(
     sequences: Sequence[Sequence[int]],
     settings: Settings,
     n_tags: int,
+    vocabulary_size: int,
     cache: dict[str, list[np.ndarray]] | None = None,
 ) -> TreeEnsemble:
     """The stacked label model: gradient-boosted trees over the classifier's out-of-fold log-probabilities and
     context (:func:`~voxeval.annotate._stack.stack_rows`), fitted single-threaded (deterministic) and exported;
     with ``stack_bags`` > 1 the average of several (:func:`~training.annotator.trees.average_ensembles`).
-    ``cache``: as :func:`out_of_fold_log_proba` takes it."""
+    ``vocabulary_size``: the classifier's n-gram columns (to find the raw columns in ``rows``). ``cache``: as
+    :func:`out_of_fold_log_proba` takes it."""
     try:
         from sklearn.ensemble import HistGradientBoostingClassifier
         from threadpoolctl import threadpool_limits
@@ -269,7 +274,15 @@ def fit_stack(
         oof = out_of_fold_log_proba(rows, y, groups, settings, n_tags, salts, cache)
         keep = [k for k, g in enumerate(groups) if _in_bag(g, bag, settings.stack_subsample)]
         x = np.vstack(
-            [stack_rows(oof[k], examples[picked[k]].segments, examples[picked[k]].sample.input_text) for k in keep]
+            [
+                stack_rows(
+                    oof[k],
+                    examples[picked[k]].segments,
+                    examples[picked[k]].sample.input_text,
+                    raw_columns(rows[k], vocabulary_size) if settings.stack_raw else None,
+                )
+                for k in keep
+            ]
         )
         clf = HistGradientBoostingClassifier(
             max_iter=settings.stack_iter,
@@ -479,8 +492,9 @@ def train_model(
         settings=settings.to_json(),
         tags=tags,
         answers=settings.answers,
-        stack=fit_stack(examples, picked, rows, sequences, settings, len(tags)) if settings.stack else None,
+        stack=fit_stack(examples, picked, rows, sequences, settings, len(tags), len(vocab)) if settings.stack else None,
         stack_blend=settings.stack_blend,
+        stack_raw=settings.stack_raw,
     )
 
 

@@ -57,8 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             start = time.perf_counter()
             key = json.dumps(dataclasses.replace(settings, stack_blend=0.0).to_json(), sort_keys=True)
             if key not in fitted:
-                fitted[key] = fit_stack(examples, train, rows, sequences, settings, len(CLASSES), cache)
-            model = dataclasses.replace(plain, stack=fitted[key], stack_blend=settings.stack_blend)
+                fitted[key] = fit_stack(
+                    examples, train, rows, sequences, settings, len(CLASSES), len(plain.vocabulary), cache
+                )
+            model = dataclasses.replace(
+                plain, stack=fitted[key], stack_blend=settings.stack_blend, stack_raw=settings.stack_raw
+            )
             preds[k] += predict(model, examples, emb, held)
             print(f"fold {f} variant {k}: {time.perf_counter() - start:.1f}s", flush=True)
         order += held

@@ -24,7 +24,7 @@ from voxeval.annotate._features import EMBED_DIM, core, hand_features, segment_f
 from voxeval.annotate._gate import GATE_FEATURES, Gate, gate_row
 from voxeval.annotate._importance import importance_steps
 from voxeval.annotate._segment import Segment
-from voxeval.annotate._stack import stack_names, stack_rows
+from voxeval.annotate._stack import raw_columns, stack_names, stack_rows
 from voxeval.annotate._surface import surface_features
 from voxeval.annotate._trees import TREE_ARRAYS, TreeEnsemble
 from voxeval.errors import ConfigError
@@ -142,6 +142,9 @@ class OfflineModel:
     stack_blend: float = 0.0
     """Weight of the classifier's own log-probabilities in the decoded ones (the stacked model's get ``1 -`` it);
     0: the stacked model's alone. Unused without a stacked model."""
+    stack_raw: bool = False
+    """Whether the stacked model's rows end with the classifier's own non-embedding columns
+    (:func:`~voxeval.annotate._stack.raw_columns`)."""
 
     def features(
         self,
@@ -227,7 +230,13 @@ class OfflineModel:
         logp = [np.log(np.clip(self.proba(r), 1e-12, None)) for r in rows]
         if self.stack is None:
             return logp
-        stacked = np.vstack([stack_rows(lp, it.segments, it.user_input) for lp, it in zip(logp, items, strict=True)])
+        size = len(self.vocabulary)
+        stacked = np.vstack(
+            [
+                stack_rows(lp, it.segments, it.user_input, raw_columns(r, size) if self.stack_raw else None)
+                for lp, it, r in zip(logp, items, rows, strict=True)
+            ]
+        )
         out = np.split(self.stack.log_proba(stacked), np.cumsum([len(r) for r in rows])[:-1])
         if self.stack_blend:
             out = [(1.0 - self.stack_blend) * s + self.stack_blend * c for s, c in zip(out, logp, strict=True)]
@@ -421,7 +430,8 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
     if tags not in (CLASSES, TAGS):
         raise ConfigError(f"{json_path}: tags {list(tags)} are neither {list(CLASSES)} nor {list(TAGS)}")
     stacked = meta.get("stack") is not None
-    if stacked and list(meta["stack"].get("features", ())) != stack_names(tags):
+    raw = stacked and bool(meta["stack"].get("raw", False))
+    if stacked and list(meta["stack"].get("features", ())) != stack_names(tags, raw):
         raise ConfigError(f"{json_path}: the stacked model's columns differ from this voxeval's (retrain the artefact)")
     with np.load(io.BytesIO(npz), allow_pickle=False) as z:
         arrays = {name: z[name] for name in ARRAY_NAMES}
@@ -451,6 +461,7 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
         answers=bool(meta.get("answers", False)),
         stack=None if trees is None else TreeEnsemble.from_arrays(trees),
         stack_blend=float(meta["stack"].get("blend", 0.0)) if stacked else 0.0,
+        stack_raw=raw,
         **{name: arrays[name].astype(np.float64) for name in ARRAY_NAMES[:6]},
     )
     return Artefact(model, meta, digest, hashlib.sha256(meta_bytes).hexdigest())

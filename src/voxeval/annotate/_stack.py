@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from voxeval.annotate._features import user_flags
+from voxeval.annotate._features import EMBED_DIM, hand_feature_names, user_flags
 from voxeval.annotate._segment import Segment
+from voxeval.annotate._surface import SURFACE_FEATURES
 
 CONTEXT_COLUMNS = ("index", "from_end", "count", "chars", "user_asks", "user_commands", "user_question_mark")
 """Columns after the three blocks of log-probabilities (own, previous, next)."""
@@ -27,20 +28,50 @@ AFTER_CONTEXT = ("prev2", "next2", "others_max")
 segments."""
 
 
-def stack_names(tags: Sequence[str]) -> list[str]:
-    """Column names of :func:`stack_rows` for a classifier over ``tags``."""
+_HAND_FIXED = tuple(hand_feature_names(()))
+"""The classifier's hand-feature columns that do not depend on its n-gram vocabulary (the vocabulary's follow)."""
+
+RAW_COLUMNS = (
+    *(f"raw:{name}" for name in _HAND_FIXED),
+    "raw:cosine_user",
+    "raw:cosine_prev",
+    "raw:cosine_next",
+    *(f"raw:{name}" for name in SURFACE_FEATURES),
+)
+"""With ``raw``, the classifier's own non-embedding, non-vocabulary columns appended to the stacked model's rows
+(:func:`raw_columns`): named patterns, the user's input, position, relation to the input, the neighbours'
+patterns, cosines to the input and the neighbouring segments, surface statistics."""
+
+
+def stack_names(tags: Sequence[str], raw: bool = False) -> list[str]:
+    """Column names of :func:`stack_rows` for a classifier over ``tags`` (with ``raw``, :data:`RAW_COLUMNS`
+    last)."""
 
     def block(names: Sequence[str]) -> list[str]:
         return [f"{where}:{tag}" for where in names for tag in tags]
 
-    return [*block(BLOCKS), *CONTEXT_COLUMNS, *block(AFTER_CONTEXT)]
+    return [*block(BLOCKS), *CONTEXT_COLUMNS, *block(AFTER_CONTEXT), *(RAW_COLUMNS if raw else ())]
 
 
-def stack_rows(log_proba: np.ndarray, segments: Sequence[Segment], user_input: str) -> np.ndarray:
+def raw_columns(design: np.ndarray, vocabulary_size: int) -> np.ndarray:
+    """The :data:`RAW_COLUMNS` of a reply's classifier rows (``design_rows``: embedding, hand features with
+    ``vocabulary_size`` n-gram columns last, cosine to the input, cosines to the neighbours, surface statistics,
+    then optional blocks)."""
+    hand = EMBED_DIM + len(_HAND_FIXED)
+    tail = EMBED_DIM + len(_HAND_FIXED) + vocabulary_size
+    width = 3 + len(SURFACE_FEATURES)
+    out: np.ndarray = np.hstack([design[:, EMBED_DIM:hand], design[:, tail : tail + width]])
+    return out
+
+
+def stack_rows(
+    log_proba: np.ndarray, segments: Sequence[Segment], user_input: str, raw: np.ndarray | None = None
+) -> np.ndarray:
     """One reply's stacked-model rows (:func:`stack_names`): the segment's own log-probabilities, those of the
     segments one before and after, the context (position, length, the kind of input), those of the segments two
     before and after, and per class the largest over the reply's other segments. Where there is no such segment
-    the columns are NaN (missing), which the trees route like any value they learned."""
+    the columns are NaN (missing), which the trees route like any value they learned. ``raw``
+    (:func:`raw_columns`) is appended as it is."""
     n, c = log_proba.shape
     k = len(CONTEXT_COLUMNS)
     rows = np.full((n, 6 * c + k), np.nan)
@@ -68,4 +99,6 @@ def stack_rows(log_proba: np.ndarray, segments: Sequence[Segment], user_input: s
             np.full(n, user["user_question_mark"]),
         ]
     ).reshape(n, len(CONTEXT_COLUMNS))
+    if raw is not None:
+        rows = np.hstack([rows, raw.reshape(n, len(RAW_COLUMNS))])
     return rows
