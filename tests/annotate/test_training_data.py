@@ -76,13 +76,53 @@ def test_validator_rules(change, message) -> None:  # type: ignore[no-untyped-de
         assert any(message in p for p in problems), problems
 
 
+FIRST_AUTHORS = frozenset({"a1", "a2", "a3"})
+"""Authors whose rows were split by the hash alone; later authors (training/data/AUTHORING.md) wrote train rows
+only (``python -m training.annotator.authoring`` refuses others), so the validation split stayed as it was."""
+
+
 def test_split_is_stable_about_a_fifth_and_keeps_an_inputs_replies_together() -> None:
     assert split_of("ja-assistant:timer-001") == split_of("ja-assistant:timer-001")
+    keys = Counter(split_of(f"key-{k}") for k in range(20_000))
+    assert 0.19 < keys["validation"] / 20_000 < 0.21
     replies = load_authored()
-    shares = Counter(r.split for r in replies)
-    assert 0.13 < shares["validation"] / len(replies) < 0.27
+    shares = Counter(r.split for r in replies if r.author in FIRST_AUTHORS)
+    assert 0.13 < shares["validation"] / sum(shares.values()) < 0.27
+    assert all(r.split == "train" for r in replies if r.author not in FIRST_AUTHORS)
     by_group: dict[str, set[str]] = {}
     for r in replies:
         by_group.setdefault(r.group, set()).add(r.split)
     assert all(len(splits) == 1 for splits in by_group.values())
     assert AUTHORED_DIR.is_dir()
+
+
+def test_the_authoring_check_keeps_new_rows_out_of_the_validation_split(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from training.annotator.authoring import main, problems_of
+    from training.annotator.data import all_replies
+
+    ids = [f"t-{k:04d}" for k in range(200)]
+    train_id = next(i for i in ids if split_of(i) == "train")
+    validation_id = next(i for i in ids if split_of(i) == "validation")
+    validation_input = next(r.sample.input_text for r in all_replies() if r.split == "validation")
+    shipped_id = load_authored()[0].sample.id
+    rows = [
+        {**ROW, "id": train_id, "input_text": "3分だけ測ってくれる？"},
+        {**ROW, "id": validation_id, "input_text": "5分だけ測ってくれる？"},
+        {**ROW, "id": next(i for i in ids if split_of(i) == "train" and i != train_id), "input_text": validation_input},
+        {**ROW, "id": shipped_id, "input_text": "7分だけ測ってくれる？"} if split_of(shipped_id) == "train" else None,
+        {**ROW, "id": train_id, "input_text": "9分だけ測ってくれる？"},
+    ]
+    path = tmp_path / "t-01.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r), encoding="utf-8")
+    found = problems_of([path])
+    assert not any(":1 " in p for p in found), found  # the clean row
+    assert any(":2 " in p and "validation split" in p for p in found)
+    assert any(":3 " in p and "input of the validation split" in p for p in found)
+    assert any("duplicate id" in p for p in found)
+    assert main([str(path)]) == 1
+    assert "problems" in capsys.readouterr().out
+    clean = tmp_path / "t-02.jsonl"
+    clean.write_text(json.dumps(rows[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    assert problems_of([clean]) == [] and main([str(clean)]) == 0

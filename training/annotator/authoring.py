@@ -1,0 +1,68 @@
+"""Checks for new authored reply files before they are imported (issue 17, session 8: authors a4–a15).
+
+    python -m training.annotator.authoring FILE ...
+
+Every row must pass the validator and the span check (``data.py``), belong to the TRAIN split (a row with
+``source`` = a ja-assistant dev input of the train split, or a new input whose own ``id`` hashes to train), answer
+no input text of the validation split, and have an id that is new; then the settled-cases conformance checker
+(``conformance.py``) runs on the files. Adding rows this way leaves the validation split exactly as it was, so
+figures on it stay comparable across data additions. Exits 0 only when everything is clean. The brief the
+authors followed is ``training/data/AUTHORING.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from training.annotator import conformance
+from training.annotator.data import (
+    all_replies,
+    held_out_ids,
+    read_rows,
+    span_problems,
+    split_of,
+    to_gold,
+    validate_row,
+)
+
+
+def problems_of(paths: Sequence[Path]) -> list[str]:
+    """``FILE:LINE (ID): problem`` for every problem of the rows in ``paths`` (conformance excluded)."""
+    shipped = all_replies()
+    known_ids = {r.sample.id for r in shipped}
+    validation_inputs = {r.sample.input_text.strip() for r in shipped if r.split == "validation"}
+    tests = held_out_ids()
+    seen: set[str] = set()
+    out: list[str] = []
+    for path, line, row in read_rows(paths):
+        found = validate_row(row, tests) or span_problems(to_gold(row).sample)
+        group = row.get("source") or row.get("id") or ""
+        if split_of(group) != "train":
+            found.append(f"split group {group!r} is in the validation split: use another source, or another id")
+        if str(row.get("input_text", "")).strip() in validation_inputs:
+            found.append("input_text is an input of the validation split")
+        if row.get("id") in known_ids or row.get("id") in seen:
+            found.append("duplicate id")
+        seen.add(row.get("id"))
+        out += [f"{path}:{line} ({row.get('id')}): {p}" for p in found]
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print every problem, then run the conformance checker; 1 if anything is found."""
+    parser = argparse.ArgumentParser(prog="python -m training.annotator.authoring", description=__doc__.split("\n")[0])
+    parser.add_argument("paths", nargs="+", type=Path, help="authored JSONL files")
+    args = parser.parse_args(argv)
+    found = problems_of(args.paths)
+    for line in found:
+        print(line)
+    rows = sum(1 for _ in read_rows(args.paths))
+    print(f"{rows} rows, {len(found)} problems")
+    findings = conformance.main([str(p) for p in args.paths])
+    return 1 if found or findings else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
