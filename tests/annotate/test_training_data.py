@@ -89,6 +89,8 @@ def test_split_is_stable_about_a_fifth_and_keeps_an_inputs_replies_together() ->
     shares = Counter(r.split for r in replies if r.author in FIRST_AUTHORS)
     assert 0.13 < shares["validation"] / sum(shares.values()) < 0.27
     assert all(r.split == "train" for r in replies if r.author not in FIRST_AUTHORS)
+    validation_replies = {r.sample.output_text for r in replies if r.split == "validation"}
+    assert not any(r.sample.output_text in validation_replies for r in replies if r.split == "train")
     by_group: dict[str, set[str]] = {}
     for r in replies:
         by_group.setdefault(r.group, set()).add(r.split)
@@ -105,7 +107,9 @@ def test_the_authoring_check_keeps_new_rows_out_of_the_validation_split(tmp_path
     ids = [f"t-{k:04d}" for k in range(200)]
     train_id = next(i for i in ids if split_of(i) == "train")
     validation_id = next(i for i in ids if split_of(i) == "validation")
-    validation_input = next(r.sample.input_text for r in all_replies() if r.split == "validation")
+    validation = next(r.sample for r in all_replies() if r.split == "validation")
+    validation_input = validation.input_text
+    echo = [{"text": validation.output_text, "act": "Inform", "importance": 1.0}]
     shipped_id = load_authored()[0].sample.id
     rows = [
         {**ROW, "id": train_id, "input_text": "3分だけ測ってくれる？"},
@@ -113,6 +117,7 @@ def test_the_authoring_check_keeps_new_rows_out_of_the_validation_split(tmp_path
         {**ROW, "id": next(i for i in ids if split_of(i) == "train" and i != train_id), "input_text": validation_input},
         {**ROW, "id": shipped_id, "input_text": "7分だけ測ってくれる？"} if split_of(shipped_id) == "train" else None,
         {**ROW, "id": train_id, "input_text": "9分だけ測ってくれる？"},
+        {**ROW, "id": "t-9999", "input_text": "11分だけ測ってくれる？", "segments": echo},
     ]
     path = tmp_path / "t-01.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r), encoding="utf-8")
@@ -121,6 +126,7 @@ def test_the_authoring_check_keeps_new_rows_out_of_the_validation_split(tmp_path
     assert any(":2 " in p and "validation split" in p for p in found)
     assert any(":3 " in p and "input of the validation split" in p for p in found)
     assert any("duplicate id" in p for p in found)
+    assert any("t-9999" in p and "word for word" in p for p in found)
     assert main([str(path)]) == 1
     assert "problems" in capsys.readouterr().out
     clean = tmp_path / "t-02.jsonl"

@@ -4,10 +4,10 @@
 
 Every row must pass the validator and the span check (``data.py``), belong to the TRAIN split (a row with
 ``source`` = a ja-assistant dev input of the train split, or a new input whose own ``id`` hashes to train), answer
-no input text of the validation split, and have an id that is new; then the settled-cases conformance checker
-(``conformance.py``) runs on the files. Adding rows this way leaves the validation split exactly as it was, so
-figures on it stay comparable across data additions. Exits 0 only when everything is clean. The brief the
-authors followed is ``training/data/AUTHORING.md``.
+no input text of the validation split, not repeat a validation reply word for word, and have an id that is new;
+then the settled-cases conformance checker (``conformance.py``) runs on the files. Adding rows this way leaves the
+validation split exactly as it was, so figures on it stay comparable across data additions. Exits 0 only when
+everything is clean. The brief the authors followed is ``training/data/AUTHORING.md``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from training.annotator.data import (
     all_replies,
     held_out_ids,
     read_rows,
+    reply_of,
     span_problems,
     split_of,
     to_gold,
@@ -33,6 +34,7 @@ def problems_of(paths: Sequence[Path]) -> list[str]:
     shipped = all_replies()
     known_ids = {r.sample.id for r in shipped}
     validation_inputs = {r.sample.input_text.strip() for r in shipped if r.split == "validation"}
+    validation_replies = {r.sample.output_text for r in shipped if r.split == "validation"}
     tests = held_out_ids()
     seen: set[str] = set()
     out: list[str] = []
@@ -43,6 +45,8 @@ def problems_of(paths: Sequence[Path]) -> list[str]:
             found.append(f"split group {group!r} is in the validation split: use another source, or another id")
         if str(row.get("input_text", "")).strip() in validation_inputs:
             found.append("input_text is an input of the validation split")
+        if isinstance(row.get("segments"), list) and reply_of(row) in validation_replies:
+            found.append("the reply is word for word a reply of the validation split")
         if row.get("id") in known_ids or row.get("id") in seen:
             found.append("duplicate id")
         seen.add(row.get("id"))
