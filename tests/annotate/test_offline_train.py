@@ -305,10 +305,10 @@ def test_the_stack_setting_reaches_the_artefact(tmp_path: Path) -> None:
         assert meta["settings"]["stack"] is (stack == "true")
         assert model.stack_raw is (raw == "true" and stack == "true")
         if model.stack is not None:
-            assert len(meta["stack"]["features"]) == len(stack_names(CLASSES, raw=model.stack_raw))
+            assert len(meta["stack"]["features"]) == len(stack_names(model.tags, raw=model.stack_raw))
         assert (model.stack is not None) is (stack == "true") and (meta["stack"] is not None) is (stack == "true")
         if model.stack is not None:
-            assert len(model.stack.roots) == bags * 5 * len(CLASSES)
+            assert len(model.stack.roots) == bags * 5 * len(model.tags)
             assert model.stack_blend == blend and meta["stack"].get("blend", 0.0) == blend
             # decoded: (1 - blend) × the trees' log-probabilities + blend × the classifier's
             reply = "こんにちは。明日は晴れです。傘は要りません。"

@@ -132,3 +132,14 @@ def test_the_authoring_check_keeps_new_rows_out_of_the_validation_split(tmp_path
     clean = tmp_path / "t-02.jsonl"
     clean.write_text(json.dumps(rows[0], ensure_ascii=False) + "\n", encoding="utf-8")
     assert problems_of([clean]) == [] and main([str(clean)]) == 0
+
+
+def test_the_pending_rows_pass_the_authoring_check() -> None:
+    from training.annotator.authoring import problems_of
+    from training.annotator.conformance import check, replies_in
+
+    paths = sorted((AUTHORED_DIR.parent / "da-replies-pending").glob("*.jsonl"))
+    assert len(paths) == 24
+    assert problems_of(paths) == []
+    assert [f for r in replies_in(paths) for f in check(r)] == []
+    assert len(load_authored(AUTHORED_DIR.parent / "da-replies-pending")) == 2394

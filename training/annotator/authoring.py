@@ -49,7 +49,7 @@ def problems_of(paths: Sequence[Path]) -> list[str]:
             found.append("the reply is word for word a reply of the validation split")
         if row.get("id") in known_ids or row.get("id") in seen:
             found.append("duplicate id")
-        seen.add(row.get("id"))
+        seen.add(str(row.get("id")))
         out += [f"{path}:{line} ({row.get('id')}): {p}" for p in found]
     return out
 

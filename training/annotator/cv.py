@@ -2,12 +2,17 @@
 
     python -m training.annotator.cv                    # grouped 5-fold CV of the current Settings
     python -m training.annotator.cv --set c=0.02 --set transition_weight=1.0 --errors 20
+    python -m training.annotator.cv --no-gate --extra training/data/da-replies-pending   # rows added to training
 
 Folds group replies by the input they answer (``LabelledReply.group``), so replies to one input never straddle a
 fold, like the validation split. Each fold fits everything the shipped model fits (bigram table, gate, segment
 classifier, transitions, boundaries, importances) on the other folds. Prints the out-of-fold figures by style and
 flaw type, the confusion and, with ``--errors``, wrong rows to look at. Embeddings are cached on disk
 (``--cache``) so that trying settings does not re-encode.
+
+``--extra DIR`` adds the authored rows under DIR (train split only) to every training fold without evaluating
+them, so the figures stay those of the same held-out rows: what more data does. ``--share S`` keeps only that
+share of the evaluated rows' input groups (by sha256) in the training folds: a learning curve.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.annotator.data import all_replies
+from training.annotator.data import all_replies, load_authored
 from training.annotator.evaluate import evaluate, predict
 from training.annotator.examples import CachedEncoder, embed_examples, examples_from
 from training.annotator.fit import parse_settings, train_model, training_table
@@ -35,6 +40,13 @@ FOLDS = 5
 def fold_of(group: str, folds: int = FOLDS) -> int:
     """A group's fold, by sha256 (stable across runs)."""
     return int.from_bytes(hashlib.sha256(("cv:" + group).encode("utf-8")).digest()[:4], "big") % folds
+
+
+def _kept(group: str, share: float) -> bool:
+    """Whether a group is among the ``share`` of groups trained on (by sha256; all at 1)."""
+    return share >= 1.0 or int.from_bytes(hashlib.sha256(("lc:" + group).encode("utf-8")).digest()[:4], "big") < (
+        share * 2**32
+    )
 
 
 class DiskCachedEncoder(CachedEncoder):
@@ -64,9 +76,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong rows")
     parser.add_argument("--no-gate", action="store_true", help="skip the gate (labels only)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/voxeval-annotator-emb.npz"))
+    parser.add_argument("--extra", type=Path, action="append", default=[], help="authored rows added to training")
+    parser.add_argument("--share", type=float, default=1.0, help="share of the evaluated groups trained on")
     args = parser.parse_args(argv)
     settings = parse_settings(args.changes)
     replies = [r for r in all_replies() if r.split == "train"]
+    evaluated = len(replies)
+    extra = [r for d in args.extra for r in load_authored(d)]
+    if any(r.split != "train" for r in extra):
+        raise SystemExit("--extra: rows in the validation split are never trained on")
+    replies += extra
     examples = examples_from(replies)
     encoder = DiskCachedEncoder(args.cache)
     emb = embed_examples(examples, encoder)
@@ -74,8 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     order: list[int] = []
     preds = []
     for f in range(FOLDS):
-        train = [i for i in range(len(examples)) if fold[i] != f]
-        held = [i for i in range(len(examples)) if fold[i] == f]
+        train = [i for i in range(evaluated) if fold[i] != f and _kept(examples[i].reply.group, args.share)]
+        train += range(evaluated, len(examples))
+        held = [i for i in range(evaluated) if fold[i] == f]
         gate = None
         if not args.no_gate:
             gate, _ = fit_gate(
@@ -88,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     gold_examples = [examples[i] for i in order]
     report = evaluate(gold_examples, preds)
     print(json.dumps(settings.to_json()))
+    if extra or args.share < 1.0:
+        print(f"evaluated rows {evaluated}, extra training rows {len(extra)}, share of their groups {args.share}")
     print(json.dumps(report["overall"]))
     for key, value in report["groups"].items():
         if not key.startswith("author="):
