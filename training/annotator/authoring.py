@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from training.annotator import conformance
 from training.annotator.data import (
@@ -31,6 +32,11 @@ from training.annotator.data import (
 
 def problems_of(paths: Sequence[Path]) -> list[str]:
     """``FILE:LINE (ID): problem`` for every problem of the rows in ``paths`` (conformance excluded)."""
+    return problems_in(read_rows(paths))
+
+
+def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> list[str]:
+    """:func:`problems_of` for rows already read (``data.read_rows``)."""
     shipped = all_replies()
     known_ids = {r.sample.id for r in shipped}
     validation_inputs = {r.sample.input_text.strip() for r in shipped if r.split == "validation"}
@@ -38,7 +44,7 @@ def problems_of(paths: Sequence[Path]) -> list[str]:
     tests = held_out_ids()
     seen: set[str] = set()
     out: list[str] = []
-    for path, line, row in read_rows(paths):
+    for path, line, row in rows:
         found = validate_row(row, tests) or span_problems(to_gold(row).sample)
         group = row.get("source") or row.get("id") or ""
         if split_of(group) != "train":
@@ -59,11 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.annotator.authoring", description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="+", type=Path, help="authored JSONL files")
     args = parser.parse_args(argv)
-    found = problems_of(args.paths)
+    rows = read_rows(args.paths)
+    found = problems_in(rows)
     for line in found:
         print(line)
-    rows = sum(1 for _ in read_rows(args.paths))
-    print(f"{rows} rows, {len(found)} problems")
+    print(f"{len(rows)} rows, {len(found)} problems")
     findings = conformance.main([str(p) for p in args.paths])
     return 1 if found or findings else 0
 

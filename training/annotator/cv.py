@@ -18,7 +18,6 @@ share of the evaluated rows' input groups (by sha256) in the training folds: a l
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 from training.annotator.data import all_replies, load_authored
 from training.annotator.evaluate import evaluate, predict
 from training.annotator.examples import CachedEncoder, embed_examples, examples_from
-from training.annotator.fit import parse_settings, train_model, training_table
+from training.annotator.fit import _hash_share, parse_settings, train_model, training_table
 from training.annotator.gate import fit_gate
 from training.annotator.scoring import confusion_table, score_annotations
 from voxeval.annotate._features import shared_encoder
@@ -39,14 +38,12 @@ FOLDS = 5
 
 def fold_of(group: str, folds: int = FOLDS) -> int:
     """A group's fold, by sha256 (stable across runs)."""
-    return int.from_bytes(hashlib.sha256(("cv:" + group).encode("utf-8")).digest()[:4], "big") % folds
+    return _hash_share("cv:", group) % folds
 
 
 def _kept(group: str, share: float) -> bool:
     """Whether a group is among the ``share`` of groups trained on (by sha256; all at 1)."""
-    return share >= 1.0 or int.from_bytes(hashlib.sha256(("lc:" + group).encode("utf-8")).digest()[:4], "big") < (
-        share * 2**32
-    )
+    return share >= 1.0 or _hash_share("lc:", group) < share * 2**32
 
 
 class DiskCachedEncoder(CachedEncoder):

@@ -58,7 +58,7 @@ def raw_columns(design: np.ndarray, vocabulary_size: int) -> np.ndarray:
     ``vocabulary_size`` n-gram columns last, cosine to the input, cosines to the neighbours, surface statistics,
     then optional blocks)."""
     hand = EMBED_DIM + len(_HAND_FIXED)
-    tail = EMBED_DIM + len(_HAND_FIXED) + vocabulary_size
+    tail = hand + vocabulary_size
     width = 3 + len(SURFACE_FEATURES)
     out: np.ndarray = np.hstack([design[:, EMBED_DIM:hand], design[:, tail : tail + width]])
     return out
