@@ -143,3 +143,23 @@ def test_the_pending_rows_pass_the_authoring_check() -> None:
     assert problems_of(paths) == []
     assert [f for r in replies_in(paths) for f in check(r)] == []
     assert len(load_authored(AUTHORED_DIR.parent / "da-replies-pending")) == 2394
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"id": "t-1"}\n{"id": \n', ":2: not JSON"),
+        (b'["not", "an", "object"]\n', ":1: a row must be a JSON object, not list"),
+        (b'{"id": "\xff"}\n', "not UTF-8"),
+    ],
+)
+def test_the_authoring_check_names_the_file_and_line_it_cannot_read(tmp_path, capsys, content, message) -> None:  # type: ignore[no-untyped-def]
+    from training.annotator.authoring import main
+
+    path = tmp_path / "t-01.jsonl"
+    path.write_bytes(content)
+    assert main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and message in err
+    assert main([str(tmp_path / "missing.jsonl")]) == 2
+    assert "missing.jsonl" in capsys.readouterr().err

@@ -13,6 +13,7 @@ everything is clean. The brief the authors followed is ``training/data/AUTHORING
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -61,11 +62,15 @@ def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print every problem, then run the conformance checker; 1 if anything is found."""
+    """Print every problem, then run the conformance checker; 1 if anything is found, 2 if a file cannot be read."""
     parser = argparse.ArgumentParser(prog="python -m training.annotator.authoring", description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="+", type=Path, help="authored JSONL files")
     args = parser.parse_args(argv)
-    rows = read_rows(args.paths)
+    try:
+        rows = read_rows(args.paths)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     found = problems_in(rows)
     for line in found:
         print(line)

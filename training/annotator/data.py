@@ -183,12 +183,24 @@ def held_out_ids() -> frozenset[str]:
 
 
 def read_rows(paths: Iterable[Path]) -> list[tuple[Path, int, dict[str, Any]]]:
-    """``(file, line, row)`` of every non-blank line."""
+    """``(file, line, row)`` of every non-blank line; ``ValueError`` naming file and line for text that is not UTF-8
+    or a line that is not a JSON object."""
     out = []
     for path in sorted(paths):
-        for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if text.strip():
-                out.append((path, line, json.loads(text)))
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        for line, text in enumerate(lines, 1):
+            if not text.strip():
+                continue
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{line}: not JSON ({exc.msg}, column {exc.colno})") from exc
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}:{line}: a row must be a JSON object, not {type(row).__name__}")
+            out.append((path, line, row))
     return out
 
 
