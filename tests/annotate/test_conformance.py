@@ -145,6 +145,7 @@ def test_every_rule_has_a_case() -> None:
         [("削除したリマインダーは元に戻せません。", "Inform")],  # a warning, not the assistant's own inability
         [("残りは3件です。", "Inform"), ("残りのリマインダーも読み上げましょうか？", "Suggestion")],  # nothing read out
         [("どれか再生しましょうか？", "Suggestion")],  # an offer, not a choice the task needs
+        [("いつものプレイリストを再生しましょうか？", "Suggestion")],  # いつも (usual), not いつ (when)
         [("お役に立てずすみません。", None)],  # an apology after, not before, a refusal
         [("980円の3割は294円なので、", "Answer")],  # a truncated reply: no main clause follows
         [("失礼しました！", None), ("音量を下げました。", "Commissive")],  # an apology before a done action

@@ -319,3 +319,111 @@ def test_the_stack_setting_reaches_the_artefact(tmp_path: Path) -> None:
             trees = dataclasses.replace(model, stack_blend=0.0).log_proba(rows, [item])[0]
             classifier = dataclasses.replace(model, stack=None).log_proba(rows, [item])[0]
             np.testing.assert_allclose(mixed, (1 - blend) * trees + blend * classifier, atol=1e-12)
+
+
+def test_off_topic_copies_relabel_answers_under_another_domains_input() -> None:
+    from training.annotator.augment import SOURCE_STYLES, off_topic_copies
+    from training.annotator.data import all_replies
+
+    examples = examples_from(all_replies()[:300])
+    emb = _synthetic_embeddings(len(examples))
+    emb = Embedded([np.zeros((len(ex.segments), 512)) + i for i, ex in enumerate(examples)], emb.users, emb.backgrounds)
+    idx = list(range(0, len(examples), 2))
+    assert off_topic_copies(examples, emb, idx, 0.0) == (examples, emb, idx)
+    out, grown, picked = off_topic_copies(examples, emb, idx, 0.5)
+    assert (out, picked) == off_topic_copies(examples, emb, idx, 0.5)[::2]
+    assert out[: len(examples)] == examples and picked[: len(idx)] == idx
+    copies = picked[len(idx) :]
+    eligible = [i for i in idx if examples[i].reply.style in SOURCE_STYLES and "Answer" in examples[i].labels]
+    assert 0.3 * len(eligible) < len(copies) < 0.7 * len(eligible)
+    by_id = {examples[i].sample.id: i for i in idx}
+    for k in copies:
+        copy = out[k]
+        i = by_id[copy.sample.id.removesuffix("~off-topic")]
+        original = examples[i]
+        assert copy.reply.group == original.reply.group  # grouped folds keep a copy with its original
+        assert (copy.reply.style, copy.reply.flaw, copy.variant) == ("flawed", "off_topic", "off-topic")
+        assert copy.sample.output_text == original.sample.output_text and copy.segments == original.segments
+        assert "Answer" not in copy.labels and "Answer" not in [s.act for s in copy.sample.acts]
+        assert [s.span for s in copy.sample.acts] == [s.span for s in original.sample.acts]
+        assert [s.importance for s in copy.sample.acts] == [s.importance for s in original.sample.acts]
+        assert [la if la != "Answer" else "Inform" for la in original.labels] == list(copy.labels)
+        # the partner: a training row of another domain, whose input and background embeddings the copy takes
+        partner = next(j for j in idx if np.array_equal(grown.users[k], emb.users[j]))
+        assert examples[partner].sample.domain != original.sample.domain
+        assert copy.sample.input_text == examples[partner].sample.input_text
+        assert np.array_equal(grown.backgrounds[k], emb.backgrounds[partner])
+        assert np.array_equal(grown.segments[k], emb.segments[i])
+
+
+def test_gate_authors_pick_the_gates_rows_and_round_trip() -> None:
+    import json
+
+    from training.annotator.data import all_replies
+    from training.annotator.fit import Settings, parse_settings
+
+    examples = examples_from(all_replies()[:300])
+    idx = list(range(len(examples)))
+    settings = parse_settings(['gate_authors=["a1", "a9"]', "off_topic_share=0.25"])
+    assert settings.gate_authors == ("a1", "a9")
+    assert Settings(**json.loads(json.dumps(settings.to_json()))) == settings
+    rows = settings.gate_rows(examples, idx)
+    assert rows and set(rows) < set(idx)
+    assert {examples[i].reply.author for i in rows} == {"a1"}
+    assert Settings().gate_rows(examples, idx) == idx
+
+
+def test_off_topic_copies_and_gate_authors_reach_the_artefact(tmp_path: Path) -> None:
+    import json
+
+    from training.annotator.__main__ import main
+    from voxeval.annotate._offline_model import load_artefact
+
+    args = ["--out", str(tmp_path), "--report", str(tmp_path / "report.json"), "--limit", "80", "--no-loao"]
+    sets = ["stack_iter=5", "continuation=true", "off_topic_share=0.5", 'gate_authors=["builtin"]']
+    assert main([*args, "--version", "tiny", *(arg for s in sets for arg in ("--set", s))]) == 0
+    meta = json.loads((tmp_path / "tiny.json").read_text())
+    assert meta["settings"]["off_topic_share"] == 0.5 and meta["settings"]["gate_authors"] == ["builtin"]
+    assert load_artefact(tmp_path / "tiny.npz", tmp_path / "tiny.json").model.gate is not None
+    # the copies are training rows of the label models: without them the classifier differs
+    plain = [s for s in sets if not s.startswith("off_topic")]
+    assert main([*args, "--version", "plain", *(arg for s in plain for arg in ("--set", s))]) == 0
+    tiny, plain_model = (load_artefact(tmp_path / f"{v}.npz", tmp_path / f"{v}.json").model for v in ("tiny", "plain"))
+    assert tiny.coef.shape == plain_model.coef.shape and not np.allclose(tiny.coef, plain_model.coef)
+    np.testing.assert_array_equal(tiny.gate.coef, plain_model.gate.coef)  # the gate never sees them
+    with pytest.raises(ValueError, match="no training rows by these authors"):
+        main([*args, "--version", "tiny2", "--set", 'gate_authors=["nobody"]'])
+
+
+def test_cv_leaves_out_added_rows_that_answer_a_held_out_input() -> None:
+    from training.annotator.cv import extra_folds, fold_of
+    from training.annotator.data import AUTHORED_DIR, all_replies, load_authored
+
+    evaluated = examples_from([r for r in all_replies() if r.split == "train"])
+    extra = examples_from(load_authored(AUTHORED_DIR.parent / "da-replies-pending")[:400])
+    left_out = extra_folds(evaluated, extra)
+    shared = 0
+    for ex, folds in zip(extra, left_out, strict=True):
+        assert fold_of(ex.reply.group) in folds
+        same_input = {
+            fold_of(e.reply.group) for e in evaluated if e.sample.input_text.strip() == ex.sample.input_text.strip()
+        }
+        assert same_input <= folds
+        shared += bool(same_input)
+    assert shared > 100  # many added replies answer a ja-assistant dev input that evaluated rows answer too
+
+
+def test_evaluate_scores_the_shipped_artefact_on_a_folder_of_authored_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from training.annotator.data import AUTHORED_DIR
+    from training.annotator.evaluate import main
+
+    source = AUTHORED_DIR.parent / "da-replies-pending" / "a4-01.jsonl"
+    (tmp_path / "a4-01.jsonl").write_text("".join(source.read_text(encoding="utf-8").splitlines(True)[:12]))
+    assert main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert '"n": 12' in out and "author=a4" in out and "rows with gold acts given none:" in out
+    with pytest.raises(SystemExit) as exc:
+        main([str(tmp_path / "missing")])
+    assert exc.value.code == 2

@@ -193,10 +193,12 @@ def fit_gate(
     keep: float,
     relevance_c: float = 1.0,
     relevance_same: int = 0,
+    table_rows: Sequence[int] | None = None,
 ) -> tuple[Gate, dict[str, Any]]:
     """The gate fitted on ``idx``, its threshold keeping ``keep`` of real replies out of fold (3 folds grouped by
     input, each with its own bigram table, anchors and relevance model), and the out-of-fold share of each kind
-    that the threshold lets through."""
+    that the threshold lets through. The final gate's bigram columns use the table of ``table_rows`` (default
+    ``idx``): at run time the gate reads the label model's table, which is fitted on every training row."""
     probs, held_data = [], []
     for f in range(3):
         train = [i for i in idx if group_fold(examples[i].reply.group, 3) != f]
@@ -215,7 +217,7 @@ def fit_gate(
     passed = {str(k): round(float((p[kind == k] >= threshold).mean()), 4) for k in sorted(set(kind.tolist()))}
     anchors = topic_anchors(examples, emb, idx)
     rel = cross_fitted(examples, emb, idx, relevance_c, relevance_same)
-    table = training_table(examples, idx)
+    table = training_table(examples, idx if table_rows is None else table_rows)
     mean, scale, clf = _fit(gate_rows(examples, emb, idx, encoder, table, anchors, rel), c)
     weights = fit_relevance(examples, emb, idx, relevance_c, relevance_same)
     gate = Gate(mean, scale, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]), threshold, anchors, weights)
