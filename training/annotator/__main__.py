@@ -68,11 +68,15 @@ def fit(
     examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int], encoder: Encoder, settings: Settings
 ) -> tuple[OfflineModel, dict[str, Any]]:
     """Gate and model fitted on the examples at ``idx``, and the gate's out-of-fold figures."""
-    gate_idx = settings.gate_rows(examples, idx)
-    if not gate_idx:
-        raise ValueError(f"gate_authors {list(settings.gate_authors)}: no training rows by these authors")
     gate, gate_report = fit_gate(
-        examples, emb, gate_idx, encoder, settings.gate_c, settings.gate_keep, *settings.relevance(), table_rows=idx
+        examples,
+        emb,
+        settings.gate_rows(examples, idx),
+        encoder,
+        settings.gate_c,
+        settings.gate_keep,
+        *settings.relevance(),
+        table_rows=idx,
     )
     return train_model(examples, emb, settings, idx, gate, training_table(examples, idx)), gate_report
 

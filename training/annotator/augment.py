@@ -72,14 +72,8 @@ def off_topic_copies(
         if _unit(ex.sample.id) >= share:
             continue
         start = int(_unit(ex.sample.id + "#partner") * len(partners))
-        j = next(
-            (
-                partners[(start + k) % len(partners)]
-                for k in range(len(partners))
-                if examples[partners[(start + k) % len(partners)]].sample.domain != ex.sample.domain
-            ),
-            None,
-        )
+        ring = partners[start:] + partners[:start]
+        j = next((j for j in ring if examples[j].sample.domain != ex.sample.domain), None)
         if j is None:
             continue
         added.append(len(out))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -120,11 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps(report["overall"]))
     for key, value in report["groups"].items():
         print(f"{key:28s} n={value['n']:4d} wed={value['wed_mean']:.4f} exact={value['exact_sequence_rate']:.3f}")
-    empty: dict[str, int] = {}
-    for ex, p in zip(examples, pred, strict=True):
-        if ex.sample.acts and not p:
-            key = ex.reply.flaw or ex.reply.style
-            empty[key] = empty.get(key, 0) + 1
+    empty = Counter(
+        ex.reply.flaw or ex.reply.style for ex, p in zip(examples, pred, strict=True) if ex.sample.acts and not p
+    )
     print("rows with gold acts given none:", json.dumps(dict(sorted(empty.items()))))
     return 0
 

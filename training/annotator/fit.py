@@ -151,15 +151,17 @@ class Settings:
 
     def to_json(self) -> dict[str, Any]:
         """The settings as a JSON object."""
-        return {
-            k: list(v) if isinstance(v, tuple) else v for k in self.__dataclass_fields__ for v in [getattr(self, k)]
-        }
+        values = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
 
     def gate_rows(self, examples: Sequence[ReplyExample], idx: Sequence[int]) -> list[int]:
-        """The rows of ``idx`` the gate is fitted on (see :attr:`gate_authors`)."""
+        """The rows of ``idx`` the gate is fitted on (see :attr:`gate_authors`); ``ValueError`` when there are none."""
         if not self.gate_authors:
             return list(idx)
-        return [i for i in idx if examples[i].reply.author in self.gate_authors]
+        rows = [i for i in idx if examples[i].reply.author in self.gate_authors]
+        if not rows:
+            raise ValueError(f"gate_authors {list(self.gate_authors)}: no training rows by these authors")
+        return rows
 
 
 def parse_settings(pairs: Sequence[str]) -> Settings:
