@@ -148,9 +148,9 @@ def test_the_pending_rows_pass_the_authoring_check() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b'{"id": "t-1"}\n{"id": \n', ":2: not JSON"),
-        (b'["not", "an", "object"]\n', ":1: a row must be a JSON object, not list"),
-        (b'{"id": "\xff"}\n', "not UTF-8"),
+        (b'{"id": "t-1"}\n{"id": \n', ":2: invalid JSON"),
+        (b'["not", "an", "object"]\n', ":1: each line must be a JSON object, got list"),
+        (b'{"id": "\xff"}\n', ":1: not valid UTF-8"),
     ],
 )
 def test_the_authoring_check_names_the_file_and_line_it_cannot_read(tmp_path, capsys, content, message) -> None:  # type: ignore[no-untyped-def]

@@ -29,6 +29,7 @@ from training.annotator.data import (
     to_gold,
     validate_row,
 )
+from voxeval.errors import VoxevalError
 
 
 def problems_of(paths: Sequence[Path]) -> list[str]:
@@ -68,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         rows = read_rows(args.paths)
-    except (OSError, ValueError) as exc:
+    except (OSError, VoxevalError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     found = problems_in(rows)

@@ -14,7 +14,6 @@ same input never straddle the split. Nothing is tuned on it.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import shutil
 from collections.abc import Iterable, Sequence
@@ -24,6 +23,7 @@ from typing import Any
 
 from voxeval.acts import LABELS, Step
 from voxeval.data import GoldSample, resolve_dataset
+from voxeval.io import read_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 """The repository root."""
@@ -183,25 +183,10 @@ def held_out_ids() -> frozenset[str]:
 
 
 def read_rows(paths: Iterable[Path]) -> list[tuple[Path, int, dict[str, Any]]]:
-    """``(file, line, row)`` of every non-blank line; ``ValueError`` naming file and line for text that is not UTF-8
-    or a line that is not a JSON object."""
-    out = []
-    for path in sorted(paths):
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-        for line, text in enumerate(lines, 1):
-            if not text.strip():
-                continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{line}: not JSON ({exc.msg}, column {exc.colno})") from exc
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{line}: a row must be a JSON object, not {type(row).__name__}")
-            out.append((path, line, row))
-    return out
+    """``(file, line, row)`` of every non-blank line, files in sorted order (``voxeval.io.read_jsonl``, so an
+    unreadable file, text that is not UTF-8 or a line that is not a JSON object raises ``InputError`` naming the
+    file and line)."""
+    return [(path, line, row) for path in sorted(paths) for line, row in read_jsonl(path)]
 
 
 def load_authored(directory: Path = AUTHORED_DIR) -> list[LabelledReply]:
