@@ -35,6 +35,14 @@ def register(commands: Any) -> None:
     c.add_argument("--annotator", default="offline", help=ANNOTATOR_HELP)
     c.add_argument("--dataset", default="ja-assistant", help="built-in name or JSONL file with gold acts")
     c.add_argument("--split", default=None, help="only this split (e.g. test)")
+    c.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="only N samples (after --split), drawn by --seed and kept in file order: a cheaper check of a slow or "
+        "paid annotator",
+    )
+    c.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     c.add_argument("--repeats", type=int, default=1, help="annotate k times and report self-consistency")
     c.add_argument(
         "--garbage",
@@ -120,9 +128,14 @@ def _check(args: argparse.Namespace) -> int:
     from voxeval.annotate._check import check_annotator, garbage_check
 
     dataset = resolve_dataset(args.dataset).split(args.split)
+    total = len(dataset.samples)
+    if args.sample is not None:
+        dataset = dataset.sampled(args.sample, args.seed)
     annotator = annotator_from_spec(args.annotator)
     result = check_annotator(annotator, dataset.samples, repeats=args.repeats)
-    report = {"dataset": dataset.name, **result.report}
+    report: dict[str, Any] = {"dataset": dataset.name, **result.report}
+    if args.sample is not None:
+        report["sample"] = {"n": args.sample, "of": total, "seed": args.seed}
     if args.garbage:
         report["garbage"] = garbage_check(annotator, dataset.samples)
     if args.out:

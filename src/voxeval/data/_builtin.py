@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -53,6 +54,17 @@ class Dataset:
         if not picked:
             raise InputError(Location(str(self.path), field="split"), f"no samples in split {name!r}")
         return Dataset(f"{self.name}:{name}", self.path, picked)
+
+    def sampled(self, n: int, seed: int = 0) -> Dataset:
+        """``n`` samples drawn without replacement by a seeded generator (the same ``n`` and ``seed`` give the same
+        samples on any machine), kept in file order: a cheaper check of a slow or paid annotator."""
+        if not 1 <= n <= len(self.samples):
+            raise InputError(
+                Location(str(self.path), field="sample"), f"must be between 1 and {len(self.samples)}, got {n}"
+            )
+        keep = set(random.Random(seed).sample(range(len(self.samples)), n))
+        picked = tuple(s for k, s in enumerate(self.samples) if k in keep)
+        return Dataset(f"{self.name}:sample-{n}-seed-{seed}", self.path, picked)
 
 
 def resolve_dataset(spec: str | Path) -> Dataset:
