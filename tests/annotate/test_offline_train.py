@@ -373,6 +373,24 @@ def test_gate_authors_pick_the_gates_rows_and_round_trip() -> None:
     assert Settings().gate_rows(examples, idx) == idx
 
 
+def test_the_final_gate_reads_the_table_it_is_given() -> None:
+    from training.annotator.examples import CachedEncoder, embed_examples
+    from training.annotator.fit import training_table
+    from training.annotator.gate import fit_gate
+    from voxeval.annotate._features import shared_encoder
+
+    examples = examples_from(builtin_dev()[:90])
+    encoder = CachedEncoder(shared_encoder())
+    emb = embed_examples(examples, encoder)
+    idx = list(range(60))
+    default, _ = fit_gate(examples, emb, idx, encoder, 1.0, 0.99)
+    same, _ = fit_gate(examples, emb, idx, encoder, 1.0, 0.99, table=training_table(examples, idx))
+    wider, _ = fit_gate(examples, emb, idx, encoder, 1.0, 0.99, table=training_table(examples, range(90)))
+    np.testing.assert_array_equal(same.coef, default.coef)  # not a fold's table left over from the threshold search
+    assert same.threshold == default.threshold
+    assert not np.array_equal(wider.coef, default.coef)
+
+
 def test_off_topic_copies_and_gate_authors_reach_the_artefact(tmp_path: Path) -> None:
     import json
 

@@ -34,7 +34,7 @@ from training.annotator.examples import (
     segmentation_ceiling,
 )
 from training.annotator.fit import Settings, parse_settings, train_model, training_table
-from training.annotator.gate import fit_gate
+from training.annotator.gate import fit_settings_gate
 from voxeval.annotate._features import Encoder, shared_encoder
 from voxeval.annotate._offline import ARTEFACT_DIR, DEFAULT_VERSION, artefact_paths
 from voxeval.annotate._offline_model import OfflineModel
@@ -68,17 +68,9 @@ def fit(
     examples: Sequence[ReplyExample], emb: Embedded, idx: Sequence[int], encoder: Encoder, settings: Settings
 ) -> tuple[OfflineModel, dict[str, Any]]:
     """Gate and model fitted on the examples at ``idx``, and the gate's out-of-fold figures."""
-    gate, gate_report = fit_gate(
-        examples,
-        emb,
-        settings.gate_rows(examples, idx),
-        encoder,
-        settings.gate_c,
-        settings.gate_keep,
-        *settings.relevance(),
-        table_rows=idx,
-    )
-    return train_model(examples, emb, settings, idx, gate, training_table(examples, idx)), gate_report
+    table = training_table(examples, idx)
+    gate, gate_report = fit_settings_gate(examples, emb, idx, encoder, settings, table)
+    return train_model(examples, emb, settings, idx, gate, table), gate_report
 
 
 def _loao(

@@ -28,7 +28,7 @@ from training.annotator.data import all_replies, load_authored
 from training.annotator.evaluate import evaluate, predict
 from training.annotator.examples import CachedEncoder, ReplyExample, embed_examples, examples_from
 from training.annotator.fit import _hash_share, parse_settings, train_model, training_table
-from training.annotator.gate import fit_gate
+from training.annotator.gate import fit_settings_gate
 from training.annotator.scoring import confusion_table, score_annotations
 from voxeval.annotate._features import shared_encoder
 
@@ -105,19 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         train = [i for i in range(evaluated) if fold[i] != f and _kept(examples[i].reply.group, args.share)]
         train += [i for i in range(evaluated, len(examples)) if f not in left_out[i - evaluated]]
         held = [i for i in range(evaluated) if fold[i] == f]
-        gate = None
-        if not args.no_gate:
-            gate, _ = fit_gate(
-                examples,
-                emb,
-                settings.gate_rows(examples, train),
-                encoder,
-                settings.gate_c,
-                settings.gate_keep,
-                *settings.relevance(),
-                table_rows=train,
-            )
-        model = train_model(examples, emb, settings, train, gate, training_table(examples, train))
+        table = training_table(examples, train)
+        gate = None if args.no_gate else fit_settings_gate(examples, emb, train, encoder, settings, table)[0]
+        model = train_model(examples, emb, settings, train, gate, table)
         preds += predict(model, examples, emb, held)
         order += held
     encoder.save()

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from training.annotator.examples import Embedded, ReplyExample
-from training.annotator.fit import training_table
+from training.annotator.fit import Settings, training_table
 from training.annotator.relevance import cross_fitted, fit_relevance, group_fold
 from voxeval.annotate._features import Encoder
 from voxeval.annotate._garbage import garbage_reply
@@ -193,21 +193,22 @@ def fit_gate(
     keep: float,
     relevance_c: float = 1.0,
     relevance_same: int = 0,
-    table_rows: Sequence[int] | None = None,
+    table: np.ndarray | None = None,
 ) -> tuple[Gate, dict[str, Any]]:
     """The gate fitted on ``idx``, its threshold keeping ``keep`` of real replies out of fold (3 folds grouped by
     input, each with its own bigram table, anchors and relevance model), and the out-of-fold share of each kind
-    that the threshold lets through. The final gate's bigram columns use the table of ``table_rows`` (default
-    ``idx``): at run time the gate reads the label model's table, which is fitted on every training row."""
+    that the threshold lets through. The final gate's bigram columns use ``table`` (default: the table of ``idx``):
+    at run time the gate reads the label model's table, which is fitted on every training row."""
     probs, held_data = [], []
     for f in range(3):
         train = [i for i in idx if group_fold(examples[i].reply.group, 3) != f]
         held = [i for i in idx if group_fold(examples[i].reply.group, 3) == f]
-        table, anchors = training_table(examples, train), topic_anchors(examples, emb, train)
+        fold_table, anchors = training_table(examples, train), topic_anchors(examples, emb, train)
         rel = cross_fitted(examples, emb, train, relevance_c, relevance_same)
-        mean, scale, clf = _fit(gate_rows(examples, emb, train, encoder, table, anchors, rel), c)
+        mean, scale, clf = _fit(gate_rows(examples, emb, train, encoder, fold_table, anchors, rel), c)
         weights = fit_relevance(examples, emb, train, relevance_c, relevance_same)
-        test = gate_rows(examples, emb, held, encoder, table, anchors, dict.fromkeys(held, weights), measured=True)
+        rel_held = dict.fromkeys(held, weights)
+        test = gate_rows(examples, emb, held, encoder, fold_table, anchors, rel_held, measured=True)
         probs.append(clf.predict_proba((test.x - mean) / scale)[:, 1])
         held_data.append(test)
     p = np.concatenate(probs)
@@ -217,7 +218,8 @@ def fit_gate(
     passed = {str(k): round(float((p[kind == k] >= threshold).mean()), 4) for k in sorted(set(kind.tolist()))}
     anchors = topic_anchors(examples, emb, idx)
     rel = cross_fitted(examples, emb, idx, relevance_c, relevance_same)
-    table = training_table(examples, idx if table_rows is None else table_rows)
+    if table is None:
+        table = training_table(examples, idx)
     mean, scale, clf = _fit(gate_rows(examples, emb, idx, encoder, table, anchors, rel), c)
     weights = fit_relevance(examples, emb, idx, relevance_c, relevance_same)
     gate = Gate(mean, scale, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]), threshold, anchors, weights)
@@ -227,3 +229,25 @@ def fit_gate(
         "out_of_fold_real_rejected_by_style": _rejected_by_style(examples, data, p, threshold),
     }
     return gate, report
+
+
+def fit_settings_gate(
+    examples: Sequence[ReplyExample],
+    emb: Embedded,
+    idx: Sequence[int],
+    encoder: Encoder,
+    settings: Settings,
+    table: np.ndarray,
+) -> tuple[Gate, dict[str, Any]]:
+    """:func:`fit_gate` as ``settings`` configure it for a model trained on ``idx``: fitted on
+    ``settings.gate_rows`` of them, its bigram columns reading ``table``, the label model's table of ``idx``."""
+    return fit_gate(
+        examples,
+        emb,
+        settings.gate_rows(examples, idx),
+        encoder,
+        settings.gate_c,
+        settings.gate_keep,
+        *settings.relevance(),
+        table=table,
+    )
