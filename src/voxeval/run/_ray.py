@@ -232,6 +232,9 @@ class RayExecutor:
         try:
             while True:
                 self._fill(calls, todo, pending, slots)
+                # Counted when work is handed out, so a reader between two completions sees the actors working
+                # (counting only after completions read 0 when every call finished in the same wait).
+                self.busy = (sum(1 for s in slots if s.queue), len(slots))
                 probes = {s.probe: s for s in slots if s.probe is not None}
                 if not calls and not probes:
                     break
@@ -244,7 +247,6 @@ class RayExecutor:
                     call.slot.queue.remove(ref)
                     for flight, outcome in outcomes:
                         yield flight.task, outcome
-                self.busy = (sum(1 for s in slots if s.queue), len(slots))
         finally:
             for slot in slots:
                 ray.kill(slot.actor)
