@@ -4,6 +4,7 @@ from voxeval.systems import _cascade, _chat, _python, _replay, _style_cascade  #
 from voxeval.systems._protocol import (
     NoReply,
     Reply,
+    ReplyTiming,
     SpokenDialogueSystem,
     SystemFailure,
     Turn,
@@ -15,6 +16,7 @@ from voxeval.systems._protocol import (
 __all__ = [
     "NoReply",
     "Reply",
+    "ReplyTiming",
     "SpokenDialogueSystem",
     "SystemFailure",
     "Turn",

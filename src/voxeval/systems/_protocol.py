@@ -26,15 +26,31 @@ class Turn:
 
 
 @dataclass(frozen=True)
+class ReplyTiming:
+    """When a streaming system's reply arrived, measured by the system itself on the client's monotonic clock
+    (``time.perf_counter``), network included, from the end of the input (the Realtime ``input_audio_buffer.commit``,
+    the Live ``activityEnd``, or the sending of a request/response call). ``None``: not observed."""
+
+    first_audio_s: float | None = None
+    """Seconds to the first byte of reply audio."""
+    first_text_s: float | None = None
+    """Seconds to the first reply text (a transcript delta or a text delta)."""
+    total_s: float | None = None
+    """Seconds to the end of the reply (``response.done`` / ``turnComplete`` / the whole HTTP response)."""
+
+
+@dataclass(frozen=True)
 class Reply:
     """What a system answered."""
 
     text: str
-    """The reply text (what the dialogue-act benchmark scores)."""
+    """The reply text the model gave on its text channel (for a speech model: its own transcript of its speech)."""
     audio: bytes | None = None
     """The spoken reply (WAV), when the system speaks."""
     meta: dict[str, Any] = field(default_factory=dict)
     """Model version, token usage, intermediate results (e.g. the cascade's transcript)."""
+    timing: ReplyTiming | None = None
+    """Streaming timings measured by the system; ``None`` lets the reply stage time the whole call."""
 
 
 class SystemFailure(Exception):
