@@ -1,6 +1,6 @@
 """Systems under test: the protocol, the registry and the built-in adapters."""
 
-from voxeval.systems import _cascade, _chat, _python, _replay, _style_cascade  # noqa: F401  (register adapters)
+from voxeval.systems import _cascade, _chat, _python, _realtime, _replay, _style_cascade  # noqa: F401  (register adapters)
 from voxeval.systems._protocol import (
     NoReply,
     Reply,

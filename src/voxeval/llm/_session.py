@@ -1,0 +1,235 @@
+"""A speech-to-speech model behind a WebSocket API: one fresh session per turn, with limits, retries, the request
+cache and the one redaction boundary, as :class:`~voxeval.llm.RemoteChatModel` does for HTTP.
+
+A provider protocol (OpenAI Realtime, Gemini Live) supplies the URL, headers and :meth:`SessionProtocol.converse`,
+which drives one open session to a :class:`SessionResult`. Each attempt starts from nothing, so the partial audio of
+a failed attempt is never part of a reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import dataclasses
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from voxeval.io import atomic_write_text
+from voxeval.llm._cache import RequestCache
+from voxeval.llm._http import redact, redact_error
+from voxeval.llm._limits import Limiter
+from voxeval.llm._retry import RetryPolicy, with_retries
+from voxeval.llm._types import ProviderError, Usage
+from voxeval.llm._ws import SessionTimeouts, WsSession, open_session
+
+SESSION_CACHE_FORMAT = 1
+"""Bumped when the key recipe or the entry layout of cached sessions changes."""
+
+
+@dataclass(frozen=True)
+class SessionInput:
+    """One turn to speak into a fresh session."""
+
+    instructions: str
+    """System instructions (Appendix B.1)."""
+    user_text: str
+    """Text sent as a user message before the audio (Appendix B.2); ``""`` sends none."""
+    pcm: bytes
+    """The input speech: 16-bit little-endian mono PCM at ``rate``."""
+    rate: int
+    """Sample rate of ``pcm`` (the session's input rate)."""
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """What one session answered."""
+
+    text: str
+    """The model's transcript of its spoken reply (or its text reply in text mode)."""
+    pcm: bytes
+    """The reply audio, 16-bit mono PCM at ``rate`` (``b""`` when none came)."""
+    rate: int
+    """Sample rate of ``pcm``."""
+    model_version: str | None
+    """The model the server says answered."""
+    response_id: str | None
+    """The provider's id of the response or session."""
+    status: str | None
+    """How the reply ended (``completed``, ``turnComplete``…)."""
+    usage: Usage
+    """Token counts of the response (audio and text)."""
+    first_audio_s: float | None = None
+    """Seconds from the end of the input (commit / activity end) to the first reply audio."""
+    first_text_s: float | None = None
+    """Seconds from the end of the input to the first reply text."""
+    total_s: float | None = None
+    """Seconds from the end of the input to the end of the reply."""
+    cached: bool = False
+    """Answered from the request cache (no timings then)."""
+
+
+class SessionProtocol(Protocol):
+    """One provider's WebSocket protocol."""
+
+    provider: str
+    """Registry name (``openai-realtime``, ``gemini-live``)."""
+    model: str
+    """The model name."""
+    input_rate: int
+    """Sample rate the session takes input audio at."""
+
+    def url(self) -> str:
+        """The WebSocket URL of a new session (no key in it)."""
+        ...
+
+    def headers(self) -> dict[str, str]:
+        """Handshake headers, the key included."""
+        ...
+
+    def settings(self) -> dict[str, Any]:
+        """Everything sent besides the turn that changes the answer (for the cache key and ``describe``)."""
+        ...
+
+    async def converse(self, session: WsSession, turn: SessionInput) -> SessionResult:
+        """Drive one open session through the turn; raise a classified ``ProviderError`` when it fails."""
+        ...
+
+
+def session_cache_key(protocol: SessionProtocol, base_url: str, turn: SessionInput) -> str:
+    """Hex sha256 over the provider, model, URL, settings, prompts and the input audio's sha256 (never the key)."""
+    identity = {
+        "format": SESSION_CACHE_FORMAT,
+        "kind": "session",
+        "provider": protocol.provider,
+        "model": protocol.model,
+        "base_url": base_url,
+        "settings": protocol.settings(),
+        "instructions": turn.instructions,
+        "user_text": turn.user_text,
+        "rate": turn.rate,
+        "audio_sha256": hashlib.sha256(turn.pcm).hexdigest(),
+    }
+    canonical = json.dumps(identity, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _cache_get(cache: RequestCache, key: str) -> SessionResult | None:
+    try:
+        entry = json.loads(cache.path(key).read_text(encoding="utf-8"))
+        if entry.get("format") != SESSION_CACHE_FORMAT or entry.get("key") != key:
+            return None
+        body = entry["session"]
+        usage = Usage(body["usage"]["input_tokens"], body["usage"]["output_tokens"])
+        pcm = base64.b64decode(body["pcm"], validate=True)
+        fields = {k: body[k] for k in ("text", "rate", "model_version", "response_id", "status")}
+        result = SessionResult(pcm=pcm, usage=usage, cached=True, **fields)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # a corrupt entry is a miss, rewritten by the next answer
+    return result if isinstance(result.text, str) else None
+
+
+def _cache_put(cache: RequestCache, key: str, result: SessionResult) -> None:
+    body = {
+        "text": result.text,
+        "pcm": base64.b64encode(result.pcm).decode("ascii"),
+        "rate": result.rate,
+        "model_version": result.model_version,
+        "response_id": result.response_id,
+        "status": result.status,
+        "usage": {"input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens},
+    }
+    entry = {"format": SESSION_CACHE_FORMAT, "key": key, "session": body}
+    atomic_write_text(cache.path(key), json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """Limits, retries and timeouts of a session model."""
+
+    concurrency: int = 4
+    """Sessions open at once."""
+    rps: float | None = None
+    """Sessions started per second at most; ``None`` for no limit."""
+    max_retries: int = 4
+    """Retries (fresh sessions) after the first attempt for transient failures."""
+    timeouts: SessionTimeouts = field(default_factory=SessionTimeouts)
+    """Connect, idle and total timeouts of one attempt."""
+
+
+class SessionModel:
+    """One speech-to-speech model at one WebSocket endpoint. ``policy`` and ``sleep`` are public for tests."""
+
+    def __init__(
+        self,
+        protocol: SessionProtocol,
+        options: SessionOptions,
+        *,
+        base_url: str,
+        secret: str = "",
+        cache: RequestCache | None = None,
+        described: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.protocol = protocol
+        self.provider = protocol.provider
+        self.model = protocol.model
+        self.base_url = base_url
+        self.options = options
+        self.cache = cache
+        self.policy = RetryPolicy(max_retries=options.max_retries)
+        self.sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
+        self.limiter = Limiter(options.concurrency, options.rps)
+        self.attempts = 0
+        """Sessions opened (first attempts and retries)."""
+        self._secrets = (secret,) if secret else ()
+        self._described = dict(described or {})
+
+    async def _attempt(self, turn: SessionInput) -> SessionResult:
+        async with self.limiter:
+            self.attempts += 1
+            headers = self.protocol.headers()
+            async with open_session(self.protocol.url(), headers, self.options.timeouts) as session:
+                return await self.protocol.converse(session, turn)
+
+    async def answer(self, turn: SessionInput) -> SessionResult:
+        """The model's reply to ``turn``: from the cache, or a session retried per the policy (then cached)."""
+        key = session_cache_key(self.protocol, self.base_url, turn) if self.cache is not None else ""
+        if self.cache is not None:
+            found = await asyncio.to_thread(_cache_get, self.cache, key)
+            if found is not None:
+                return found
+        try:
+            result = await with_retries(lambda: self._attempt(turn), self.policy, self.sleep)
+        except ProviderError as error:
+            raise redact_error(error, self._secrets) from None
+        if self._secrets:
+            result = dataclasses.replace(result, text=redact(result.text, self._secrets))
+        if self.cache is not None:
+            await asyncio.to_thread(_cache_put, self.cache, key, result)
+        return result
+
+    def forget(self, turn: SessionInput) -> None:
+        """Drop the cached reply to ``turn`` (a reply that failed validation must not be replayed)."""
+        if self.cache is not None:
+            self.cache.path(session_cache_key(self.protocol, self.base_url, turn)).unlink(missing_ok=True)
+
+    def describe(self) -> dict[str, Any]:
+        """Provider, model, URL, settings and options; never the key."""
+        timeouts = self.options.timeouts
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "settings": self.protocol.settings(),
+            "parameters": {
+                **self._described,
+                "concurrency": self.options.concurrency,
+                "rps": self.options.rps,
+                "max_retries": self.options.max_retries,
+                "timeout": timeouts.total,
+                "connect_timeout": timeouts.connect,
+                "idle_timeout": timeouts.idle,
+            },
+        }

@@ -1,0 +1,83 @@
+"""Systems that speak in real time over WebSocket sessions: ``realtime:openai:MODEL[@WS_URL][?OPTIONS]`` (OpenAI
+Realtime) and ``live:gemini:MODEL[@WS_URL][?OPTIONS]`` (Gemini Live). One fresh session per turn; see
+docs/systems.md for the options and what each one sends."""
+
+from __future__ import annotations
+
+import io
+import wave
+from typing import Any
+
+from voxeval.systems._protocol import Reply, ReplyTiming, Turn, systems
+
+
+def input_pcm(audio: bytes, rate: int, sample_id: str) -> bytes:
+    """The turn's WAV as 16-bit mono PCM at ``rate``: as is when it already is that, else decoded and resampled."""
+    try:
+        with wave.open(io.BytesIO(audio), "rb") as reader:
+            if (reader.getnchannels(), reader.getsampwidth(), reader.getframerate(), reader.getcomptype()) == (
+                1,
+                2,
+                rate,
+                "NONE",
+            ):
+                return reader.readframes(reader.getnframes())
+    except (wave.Error, EOFError):
+        pass  # not a plain PCM WAV: the general decoder below reads it or says why not
+    from voxeval.errors import Location
+    from voxeval.speech.audio import decode_audio, quantize_int16
+
+    loaded = decode_audio(audio, Location(f"input audio of {sample_id}"), sample_rate=rate)
+    return quantize_int16(loaded.audio.samples).tobytes()
+
+
+class SessionSystem:
+    """A speech-to-speech model reached through one WebSocket session per turn."""
+
+    def __init__(self, name: str, model: Any) -> None:
+        self.name = name
+        self.model = model
+        self.concurrency = model.options.concurrency
+
+    async def respond(self, turn: Turn) -> Reply:
+        """Speak the turn into a fresh session (retried by the session layer) and return what came back."""
+        from voxeval.llm import SessionInput
+        from voxeval.speech.audio import encode_wav
+
+        pcm = input_pcm(turn.audio, self.model.protocol.input_rate, turn.id)
+        result = await self.model.answer(
+            SessionInput(turn.system_prompt, turn.user_prompt, pcm, self.model.protocol.input_rate)
+        )
+        audio = encode_wav(memoryview(result.pcm).cast("h"), result.rate) if result.pcm else None
+        meta = {
+            "model_version": result.model_version,
+            "input_tokens": result.usage.input_tokens,
+            "output_tokens": result.usage.output_tokens,
+            "response_id": result.response_id,
+            "status": result.status,
+            "audio_rate": result.rate if result.pcm else None,
+            "cached": result.cached,
+        }
+        timing = ReplyTiming(result.first_audio_s, result.first_text_s, result.total_s)
+        return Reply(result.text, audio, meta, timing)
+
+    def describe(self) -> dict[str, Any]:
+        """The session model's description (never the key)."""
+        return {"system": "session", **self.model.describe()}
+
+
+def _factory(prefix: str, provider: str) -> Any:
+    def make(rest: str) -> SessionSystem:
+        from voxeval.errors import ConfigError
+        from voxeval.llm import session_model_from_spec
+
+        if not rest.startswith(f"{provider}:"):
+            raise ConfigError(f"system {prefix}:{rest!r}: expected {prefix}:{provider}:MODEL[@WS_URL][?OPTIONS]")
+        return SessionSystem(f"{prefix}:{rest}", session_model_from_spec(rest))
+
+    make.__doc__ = f"``{prefix}:{provider}:MODEL[@WS_URL][?OPTIONS]`` — see docs/systems.md."
+    return make
+
+
+systems.register("realtime")(_factory("realtime", "openai"))
+systems.register("live")(_factory("live", "gemini"))
