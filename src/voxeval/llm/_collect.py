@@ -17,7 +17,8 @@ def decode_audio_delta(data: object, where: str) -> bytes:
     """A base64 PCM16 delta (standard or URL-safe alphabet, as Gemini's SDK sends) as bytes; anything else
     raises a non-retried ``bad_response`` naming the problem."""
     if not isinstance(data, str):
-        raise ProviderError("bad_response", f"audio delta from {where} is a {type(data).__name__}, not base64 text")
+        message = f"audio delta from {where} is a {type(data).__name__}, not base64 text: refused"
+        raise ProviderError("bad_response", message, retryable=False)
     raw = data.encode("ascii", "replace")
     if not _BASE64.fullmatch(raw):
         raise ProviderError("bad_response", f"audio delta from {where} is not base64: refused", retryable=False)
@@ -59,7 +60,8 @@ class ReplyCollector:
     def text(self, delta: object, at: float) -> None:
         """Append a text or transcript delta received at ``at``."""
         if not isinstance(delta, str):
-            raise ProviderError("bad_response", f"text delta from {self.where} is a {type(delta).__name__}")
+            message = f"text delta from {self.where} is a {type(delta).__name__}, not text: refused"
+            raise ProviderError("bad_response", message, retryable=False)
         if delta and self.first_text_s is None:
             self.first_text_s = at
         self.text_parts.append(delta)

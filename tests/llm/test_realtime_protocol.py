@@ -1,0 +1,239 @@
+"""The pure parts of the realtime/live protocols: messages built, events folded, closes classified, specs parsed."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from voxeval.errors import ConfigError
+from voxeval.llm import ProviderError, SessionInput, classify_close, parse_session_spec
+from voxeval.llm._collect import MAX_REPLY_AUDIO_SECONDS, decode_audio_delta
+from voxeval.llm._live_gemini import LiveFold, LiveSettings, setup_message, turn_messages
+from voxeval.llm._realtime_openai import RealtimeFold, RealtimeSettings, error_event, session_update, turn_events
+
+TURN = SessionInput("sys", "user", b"\x01\x00" * 3000, 24_000)
+WHERE = "ws://h/v1/realtime"
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_openai_turn_events_are_literal() -> None:
+    events = turn_events(TURN, RealtimeSettings(voice="cedar", chunk_ms=100))
+    pcm = {"type": "audio/pcm", "rate": 24000}
+    assert events[0] == {
+        "type": "session.update",
+        "session": {
+            "type": "realtime",
+            "instructions": "sys",
+            "output_modalities": ["audio"],
+            "audio": {"input": {"format": pcm, "turn_detection": None}, "output": {"format": pcm, "voice": "cedar"}},
+        },
+    }
+    assert events[1] == {
+        "type": "conversation.item.create",
+        "item": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "user"}]},
+    }
+    # 6000 bytes at 4800 bytes per 100 ms chunk: two appends, the second short; nothing lost.
+    appends = [base64.b64decode(e["audio"]) for e in events[2:]]
+    assert [len(a) for a in appends] == [4800, 1200] and b"".join(appends) == TURN.pcm
+
+
+def test_openai_text_mode_sends_no_output_audio_and_no_empty_user_message() -> None:
+    turn = SessionInput("sys", "", b"", 24_000)
+    events = turn_events(turn, RealtimeSettings(output="text", max_tokens=7))
+    assert events == [session_update(turn, RealtimeSettings(output="text", max_tokens=7))]
+    session = events[0]["session"]
+    assert session["output_modalities"] == ["text"] and "output" not in session["audio"]
+    assert session["max_output_tokens"] == 7
+    with pytest.raises(ValueError, match="24000 Hz"):
+        turn_events(SessionInput("s", "", b"", 16_000), RealtimeSettings())
+
+
+def test_gemini_messages_are_literal() -> None:
+    turn = SessionInput("sys", "user", b"\xff\xfb" * 1700, 16_000)
+    assert setup_message("gemini-3.8-live", turn, LiveSettings(voice="Puck", max_tokens=9)) == {
+        "setup": {
+            "model": "models/gemini-3.8-live",
+            "generationConfig": {
+                "responseModalities": ["AUDIO"],
+                "temperature": 0.0,
+                "maxOutputTokens": 9,
+                "speechConfig": {"voiceConfig": {"prebuiltVoiceConfig": {"voiceName": "Puck"}}},
+            },
+            "systemInstruction": {"parts": [{"text": "sys"}]},
+            "inputAudioTranscription": {},
+            "outputAudioTranscription": {},
+            "realtimeInputConfig": {"automaticActivityDetection": {"disabled": True}},
+        }
+    }
+    messages = turn_messages(turn, LiveSettings())
+    assert messages[0] == {
+        "clientContent": {"turns": [{"role": "user", "parts": [{"text": "user"}]}], "turnComplete": False}
+    }
+    assert messages[1] == {"realtimeInput": {"activityStart": {}}}
+    audio = [m["realtimeInput"]["audio"] for m in messages[2:]]
+    assert {a["mimeType"] for a in audio} == {"audio/pcm;rate=16000"}
+    assert all("+" not in a["data"] and "/" not in a["data"] for a in audio)  # URL-safe, as the SDK encodes
+    assert b"".join(base64.urlsafe_b64decode(a["data"]) for a in audio) == turn.pcm
+
+
+def feed_all(fold, events) -> bool:
+    return any([fold.feed(e, 0.1 * i) for i, e in enumerate(events)])
+
+
+def test_openai_fold_collects_audio_transcript_usage_and_times() -> None:
+    fold = RealtimeFold(WHERE)
+    done = feed_all(
+        fold,
+        [
+            {"type": "session.created", "session": {"model": "gpt-realtime-2025-08-28"}},
+            {"type": "response.created", "response": {"id": "r1"}},
+            {"type": "response.output_audio_transcript.delta", "delta": "こん"},
+            {"type": "response.output_audio.delta", "delta": b64(b"\x01\x02\x03\x04")},
+            {"type": "response.output_audio_transcript.delta", "delta": "にちは"},
+            {"type": "response.output_audio_transcript.done", "transcript": "こんにちは。"},
+            {
+                "type": "response.done",
+                "response": {"id": "r1", "status": "completed", "usage": {"input_tokens": 5, "output_tokens": 6}},
+            },
+        ],
+    )
+    result = fold.result(0.9)
+    assert done and result.text == "こんにちは。" and result.pcm == b"\x01\x02\x03\x04"
+    assert (result.model_version, result.response_id, result.status) == ("gpt-realtime-2025-08-28", "r1", "completed")
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (5, 6)
+    assert result.first_text_s == pytest.approx(0.2) and result.first_audio_s == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize(
+    ("response", "kind", "retryable"),
+    [
+        ({"status": "incomplete", "status_details": {"reason": "max_output_tokens"}}, "truncated", False),
+        ({"status": "incomplete", "status_details": {"reason": "content_filter"}}, "refused", False),
+        (
+            {"status": "failed", "status_details": {"error": {"type": "server_error", "message": "boom"}}},
+            "server",
+            True,
+        ),
+        ({"status": "cancelled", "status_details": {"reason": "turn_detected"}}, "server", True),
+        ({"status": "failed", "status_details": {"error": {"type": "invalid_request_error"}}}, "client", False),
+    ],
+)
+def test_openai_response_done_statuses(response, kind, retryable) -> None:
+    with pytest.raises(ProviderError) as caught:
+        RealtimeFold(WHERE).feed({"type": "response.done", "response": response}, 0.0)
+    assert (caught.value.kind, caught.value.retryable) == (kind, retryable)
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        ({"type": "server_error", "message": "x"}, "server"),
+        ({"type": "rate_limit_exceeded", "code": "rate_limit_exceeded"}, "rate_limit"),
+        ({"type": "invalid_request_error", "code": "invalid_value", "message": "bad voice"}, "client"),
+        ("not an object", "server"),
+    ],
+)
+def test_error_events_classified_like_http(error, kind) -> None:
+    assert error_event(error, WHERE).kind == kind
+    with pytest.raises(ProviderError) as caught:
+        RealtimeFold(WHERE).feed({"type": "error", "error": error}, 0.0)
+    assert caught.value.kind == kind and WHERE in caught.value.message
+
+
+@pytest.mark.parametrize("delta", ["not base64!!", "AAE", 12, None, b64(b"\x01\x02\x03")])
+def test_undecodable_audio_deltas_are_refused_not_retried(delta) -> None:
+    with pytest.raises(ProviderError) as caught:
+        decode_audio_delta(delta, WHERE)
+    assert caught.value.kind == "bad_response" and caught.value.retryable is False
+    assert "audio delta" in caught.value.message
+
+
+def test_reply_audio_over_the_cap_is_refused() -> None:
+    fold = RealtimeFold(WHERE)
+    second = b"\x00\x00" * 24_000
+    fold.reply.pcm += second * int(MAX_REPLY_AUDIO_SECONDS)
+    with pytest.raises(ProviderError, match="runs over 600 s") as caught:
+        fold.feed({"type": "response.output_audio.delta", "delta": b64(b"\x00\x00")}, 0.0)
+    assert caught.value.retryable is False
+
+
+def test_gemini_fold_audio_transcription_usage_and_refusal() -> None:
+    fold = LiveFold(WHERE)
+    inline = {
+        "inlineData": {"mimeType": "audio/pcm;rate=24000", "data": base64.urlsafe_b64encode(b"\xff\xfe").decode()}
+    }
+    events = [
+        {"setupComplete": {"sessionId": "s1"}},
+        {"serverContent": {"modelTurn": {"parts": [inline]}}},
+        {"serverContent": {"outputTranscription": {"text": "はい"}}},
+        {"goAway": {"timeLeft": "5s"}},
+        {"serverContent": {"turnComplete": True}, "usageMetadata": {"promptTokenCount": 3, "responseTokenCount": 4}},
+    ]
+    assert feed_all(fold, events)
+    result = fold.result("gemini-3.8-live", 1.0)
+    assert (result.text, result.pcm, result.rate, result.response_id) == ("はい", b"\xff\xfe", 24000, "s1")
+    assert (result.usage.input_tokens, result.usage.output_tokens, fold.go_away) == (3, 4, "5s")
+    with pytest.raises(ProviderError) as caught:
+        LiveFold(WHERE).feed(
+            {"serverContent": {"turnComplete": True, "turnCompleteReason": "GENERATED_AUDIO_SAFETY"}}, 0
+        )
+    assert caught.value.kind == "refused"
+    with pytest.raises(ProviderError, match="not audio/pcm"):
+        LiveFold(WHERE).feed(
+            {"serverContent": {"modelTurn": {"parts": [{"inlineData": {"mimeType": "audio/mp3", "data": ""}}]}}}, 0
+        )
+
+
+@pytest.mark.parametrize(
+    ("code", "reason", "kind", "retryable"),
+    [
+        (1011, "Internal error encountered.", "server", True),
+        (1011, "RESOURCE_EXHAUSTED: quota", "rate_limit", True),
+        (1013, "", "rate_limit", True),
+        (1008, "API key not valid", "client", False),
+        (1007, "Request contains an invalid argument.", "client", False),
+        (1001, "going away", "server", True),
+        (1006, "", "connection", True),
+        (1000, "bye", "connection", True),
+        (None, "", "connection", True),
+    ],
+)
+def test_close_codes(code, reason, kind, retryable) -> None:
+    error = classify_close(code, reason, WHERE)
+    assert (error.kind, error.retryable) == (kind, retryable)
+    assert str(code if code is not None else "none") in error.message and reason in error.message
+
+
+def test_session_specs() -> None:
+    spec = parse_session_spec("openai:gpt-realtime-2?voice=cedar&concurrency=16&timeout=30&output=text")
+    assert (spec.provider, spec.model, spec.url) == ("openai", "gpt-realtime-2", None)
+    assert spec.options == {"voice": "cedar", "concurrency": 16, "timeout": 30.0, "output": "text"}
+    live = parse_session_spec("gemini:gemini-3.8-live@wss://example.test/ws/x/?temperature=0.7&api_version=v1alpha")
+    assert live.url == "wss://example.test/ws/x" and live.options == {"temperature": 0.7, "api_version": "v1alpha"}
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("anthropic:m", "expected openai:MODEL or gemini:MODEL"),
+        ("openai:", "empty"),
+        ("openai:m@http://h/v1", "must start with ws://"),
+        ("openai:m?temperature=0.5", "unknown option 'temperature'"),
+        ("openai:m?voice=a b", "not a valid voice"),
+        ("openai:m?concurrency=0", "at least 1"),
+        ("openai:m?timeout=0", "must be positive"),
+        ("openai:m?chunk_ms=5000", "at most 1000"),
+        ("openai:m?output=video", "audio or text"),
+        ("openai:m?voice=a&voice=b", "given twice"),
+        ("openai:m?voice", "key=value"),
+        ("gemini:m?api_version=beta", "not a valid api version"),
+        ("gemini:m?key_env=1X", "not a valid key env"),
+    ],
+)
+def test_bad_session_specs_are_config_errors(spec, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_session_spec(spec)
