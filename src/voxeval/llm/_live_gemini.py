@@ -85,7 +85,7 @@ def turn_messages(turn: SessionInput, settings: LiveSettings) -> list[dict[str, 
     return messages
 
 
-ACTIVITY_END = {"realtimeInput": {"activityEnd": {}}}
+ACTIVITY_END: dict[str, Any] = {"realtimeInput": {"activityEnd": {}}}
 """Ends the input: the clock of the reply's timings starts when it is sent."""
 
 
@@ -212,6 +212,6 @@ class GeminiLive:
         except ProviderError as error:
             if fold.go_away is None or not error.retryable:
                 raise
-            message = f"{error.message} (after goAway, timeLeft {fold.go_away})"
-            raise ProviderError(error.kind, message, status=error.status, retry_after=error.retry_after) from None
+            reason = f"{error.message} (after goAway, timeLeft {fold.go_away})"
+            raise ProviderError(error.kind, reason, status=error.status, retry_after=error.retry_after) from None
         return fold.result(self.model, time.perf_counter() - start)

@@ -41,6 +41,8 @@ class SessionSystem:
 
     async def respond(self, turn: Turn) -> Reply:
         """Speak the turn into a fresh session (retried by the session layer) and return what came back."""
+        import numpy as np
+
         from voxeval.llm import SessionInput
         from voxeval.speech.audio import encode_wav
 
@@ -48,7 +50,7 @@ class SessionSystem:
         result = await self.model.answer(
             SessionInput(turn.system_prompt, turn.user_prompt, pcm, self.model.protocol.input_rate)
         )
-        audio = encode_wav(memoryview(result.pcm).cast("h"), result.rate) if result.pcm else None
+        audio = encode_wav(np.frombuffer(result.pcm, dtype="<i2"), result.rate) if result.pcm else None
         meta = {
             "model_version": result.model_version,
             "input_tokens": result.usage.input_tokens,
