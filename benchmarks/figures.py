@@ -158,6 +158,7 @@ OTHERS = (
     Bench("bench_runner.py", (), ("--samples", "64", "--concurrency", "16,64")),
     Bench("bench_acoustic.py", (), ()),
     Bench("bench_synthesis.py", (), ("--limit", "60")),
+    Bench("bench_realtime.py", (), ("--rounds", "1")),
 )
 """Benchmarks without an issue 18 figure that still run under ``--quick`` (smaller)."""
 

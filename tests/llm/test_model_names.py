@@ -66,6 +66,22 @@ def openai_models() -> tuple[set[str], dict[str, datetime.date]]:
     return names | audio, shutdown
 
 
+def realtime_models() -> tuple[set[str], dict[str, datetime.date]]:
+    """Session models of the installed ``openai`` Realtime API (``realtime:openai:``), with announced shutdowns."""
+    _needs("openai")
+    from openai.types.realtime import realtime_session_create_request_param as param
+
+    source = Path(param.__file__).read_text(encoding="utf-8")
+    block = source.split("model: Union[", 1)[1].split("]\n", 2)[1]
+    names = set(re.findall(r'"(gpt-[^"]+)"', source.split("model: Union[", 1)[1].split("]\n    ]", 1)[0]))
+    shutdown: dict[str, datetime.date] = {}
+    deprecated = re.search(r"Deprecated values:(.*?)Announced shutdown date:\s+(\d{4}-\d{2}-\d{2})", block, re.S)
+    if deprecated:
+        for name in re.findall(r'"([^"]+)"', deprecated.group(1)):
+            shutdown[name] = datetime.date.fromisoformat(deprecated.group(2))
+    return names, shutdown
+
+
 def gemini_models() -> set[str]:
     """Gemini model names the installed ``google-genai`` mentions."""
     _needs("google.genai")
@@ -77,6 +93,8 @@ def gemini_models() -> set[str]:
 
 def test_named_models_are_current_or_marked() -> None:
     names, shutdown = openai_models()
+    realtime, realtime_shutdown = realtime_models()
+    names, shutdown = names | realtime, {**shutdown, **realtime_shutdown}
     gemini = gemini_models()
     today = datetime.date.today()
     problems = []
@@ -95,11 +113,12 @@ def test_named_models_are_current_or_marked() -> None:
 
 
 def test_named_models_have_a_profile() -> None:
+    sessions = realtime_models()[0]  # Realtime session models take no chat parameters: no profile needed
     unknown = sorted(
         {
             f"{name} ({where}:{number})"
             for where, number, _, name in mentions()
-            if not lookup_profile("gemini" if name.startswith("gemini") else "openai", name).known
+            if name not in sessions and not lookup_profile("gemini" if name.startswith("gemini") else "openai", name).known
         }
     )
     assert unknown == []
