@@ -278,12 +278,15 @@ class _OpenAISession(_Session):
 
 class _GeminiSession(_Session):
     protocol = "gemini"
+    text_mode = False
 
     async def run(self) -> None:
         async for message in self.messages():
             if "setup" in message:
                 setup = message["setup"]
                 self.model = setup.get("model", "")
+                modalities = (setup.get("generationConfig") or {}).get("responseModalities") or ["AUDIO"]
+                self.text_mode = modalities == ["TEXT"]
                 parts = (setup.get("systemInstruction") or {}).get("parts") or []
                 self.instructions = "".join(p.get("text", "") for p in parts)
                 await self.send({"setupComplete": {}})
@@ -308,6 +311,13 @@ class _GeminiSession(_Session):
             return await self.connection.close(1011, "RESOURCE_EXHAUSTED: mock quota exceeded")
         turn = self.turn(16_000)
         reply = self.server._reply(turn)
+        if self.text_mode:  # TEXT modality: the model turn carries text parts, no audio
+            reply = MockReply(reply.text, b"")
+        text_event = (
+            (lambda text: {"serverContent": {"modelTurn": {"parts": [{"text": text}]}}})
+            if self.text_mode
+            else (lambda text: {"serverContent": {"outputTranscription": {"text": text}}})
+        )
         mime = f"audio/pcm;rate={OUTPUT_RATE}"
         finished = await stream_reply(
             reply,
@@ -319,7 +329,7 @@ class _GeminiSession(_Session):
                     "modelTurn": {"parts": [{"inlineData": {"mimeType": mime, "data": base64.b64encode(pcm).decode()}}]}
                 }
             },
-            lambda text: {"serverContent": {"outputTranscription": {"text": text}}},
+            text_event,
             self.send,
             self.fail,
         )
