@@ -118,7 +118,8 @@ def test_named_models_have_a_profile() -> None:
         {
             f"{name} ({where}:{number})"
             for where, number, _, name in mentions()
-            if name not in sessions and not lookup_profile("gemini" if name.startswith("gemini") else "openai", name).known
+            if name not in sessions
+            and not lookup_profile("gemini" if name.startswith("gemini") else "openai", name).known
         }
     )
     assert unknown == []

@@ -137,6 +137,8 @@ def test_cache_answers_repeats_and_keys_never_leave(tmp_path, monkeypatch: pytes
         again = asyncio.run(built.answer(turn("gemini")))
         other = asyncio.run(built.answer(SessionInput("sys", "user", PCM16[:-2], 16_000)))
         assert srv.count() == 2  # the repeat came from the cache; different audio did not
+        built.forget(turn("gemini"))
+        assert not asyncio.run(built.answer(turn("gemini"))).cached and srv.count() == 3
         sent = json.dumps([s.messages for s in srv.sessions])
     assert first.text == "key is ***" and again.cached and not first.cached
     assert (again.text, again.pcm, again.usage) == (first.text, first.pcm, first.usage) and other.pcm == first.pcm

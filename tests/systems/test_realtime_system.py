@@ -6,12 +6,13 @@ import asyncio
 import io
 import json
 import wave
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 from voxeval.errors import ConfigError, InputError
-from voxeval.llm import set_request_cache
+from voxeval.llm import _cache, set_request_cache
 from voxeval.systems import ReplyTiming, Turn, system_from_spec
 from voxeval.systems._realtime import input_pcm
 from voxeval.testing.mockserver import sine_wav
@@ -21,10 +22,13 @@ KEY = "sk-test-system-DO-NOT-LEAK"
 
 
 @pytest.fixture(autouse=True)
-def env(monkeypatch: pytest.MonkeyPatch) -> None:
+def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+    saved = _cache._request_cache
     set_request_cache(None)
+    yield
+    _cache._request_cache = saved
 
 
 @pytest.mark.parametrize(

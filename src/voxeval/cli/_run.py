@@ -12,7 +12,8 @@ from voxeval.errors import ConfigError
 
 SYSTEM_HELP = (
     "system under test (repeatable): replay:PATH.jsonl | openai:MODEL | gemini:MODEL | "
-    "openai-compat:MODEL@BASE_URL | realtime:openai:MODEL[@WS_URL] | live:gemini:MODEL[@WS_URL] | cascade[:asr=…,llm=…,tts=…|none] | python:MODULE:CALLABLE | "
+    "openai-compat:MODEL@BASE_URL | realtime:openai:MODEL[@WS_URL] | live:gemini:MODEL[@WS_URL] | "
+    "cascade[:asr=…,llm=…,tts=…|none] | python:MODULE:CALLABLE | "
     "style-plain / style-aware (offline style baselines); NAME=SPEC names it (two specs sharing a short name are "
     "named apart with a hash of the spec); "
     "provider options after '?', e.g. gemini:gemini-3.8-flash?concurrency=8&rps=2 (see docs/systems.md)"

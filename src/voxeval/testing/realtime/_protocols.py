@@ -40,7 +40,7 @@ class MockReply:
     """Its audio, 16-bit mono PCM at 24 kHz."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Pacing:
     """How the reply streams: delay to the first audio delta, delta size, real-time or instant."""
 
