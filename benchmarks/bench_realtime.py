@@ -5,7 +5,7 @@ mock waits ``--delay`` seconds after the commit / activity end, then streams ``-
 100 ms deltas at playback speed. Reported per protocol: the median and p90 of the measured time to first audio
 minus the mock's configured delay (target: median within 20 ms), the time to the end of the reply, and the client's
 CPU seconds (this process, ``time.process_time``) per session-second (the sum of the sessions' wall times).
-Run: ``python benchmarks/bench_realtime.py [--sessions 16] [--rounds 3] [--delay 0.2] [--reply-s 1.0]``.
+Run: ``python benchmarks/bench_realtime.py [--sessions 16] [--rounds 3] [--delay 0.2] [--reply-s 1.0] [--input-s 1.0]``.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ async def _rounds(spec: str, turn: SessionInput, sessions: int, rounds: int) -> 
 def measure(protocol: str, url: str, args: argparse.Namespace) -> dict[str, object]:
     """One protocol's row."""
     rate = 24_000 if protocol == "openai" else 16_000
-    turn = SessionInput("あなたは音声アシスタントです。", "", b"\x00\x01" * rate, rate)  # 1 s of input
+    turn = SessionInput("あなたは音声アシスタントです。", "", b"\x00\x01" * round(rate * args.input_s), rate)
     model = "gpt-realtime-2" if protocol == "openai" else "gemini-3.8-live"
     results, cpu_s, wall_s = asyncio.run(_rounds(f"{protocol}:{model}@{url}", turn, args.sessions, args.rounds))
     first = [r.first_audio_s - args.delay for r in results]
@@ -61,6 +61,7 @@ def measure(protocol: str, url: str, args: argparse.Namespace) -> dict[str, obje
         "sessions": len(results),
         "configured_delay_s": args.delay,
         "reply_audio_s": args.reply_s,
+        "input_audio_s": args.input_s,
         "first_audio_over_delay_ms_median": round(1000 * statistics.median(first), 2),
         "first_audio_over_delay_ms_p90": round(1000 * _p90(first), 2),
         "total_s_median": round(statistics.median(r.total_s for r in results), 4),
@@ -77,6 +78,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--delay", type=float, default=0.2)
     parser.add_argument("--reply-s", type=float, default=1.0)
+    parser.add_argument("--input-s", type=float, default=1.0)
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
     os.environ.setdefault("GEMINI_API_KEY", "sk-bench")
