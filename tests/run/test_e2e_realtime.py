@@ -86,9 +86,15 @@ def test_killed_run_resumes_to_identical_scores(tmp_path: Path) -> None:
         cmd = [sys.executable, "-c", code, *da_args(out, 8, spec)]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(random.Random(11).uniform(2.0, 3.0))
+        deadline = time.monotonic() + 120
+        while srv.count() < 3 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # wait until the reply stage is under way (start-up takes seconds on a loaded machine)
+        time.sleep(random.Random(11).uniform(0.1, 0.4))
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
+        replies = out / "replies.jsonl"
+        done_at_kill = len(rows(replies)) if replies.exists() else 0
+        assert done_at_kill < 8, "the kill came after the reply stage"
         assert subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, timeout=180).returncode == 0
         sessions = srv.count()
     assert rows(out / "scores.jsonl") == rows(reference / "scores.jsonl")
