@@ -5,12 +5,15 @@ from __future__ import annotations
 import base64
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from voxeval.errors import ConfigError
 from voxeval.llm import ProviderError, SessionInput, classify_close, parse_session_spec
 from voxeval.llm._collect import MAX_REPLY_AUDIO_SECONDS, decode_audio_delta
 from voxeval.llm._live_gemini import LiveFold, LiveSettings, setup_message, turn_messages
 from voxeval.llm._realtime_openai import RealtimeFold, RealtimeSettings, error_event, session_update, turn_events
+from voxeval.testing.realtime import SessionFaultPlan
 
 TURN = SessionInput("sys", "user", b"\x01\x00" * 3000, 24_000)
 WHERE = "ws://h/v1/realtime"
@@ -237,3 +240,31 @@ def test_session_specs() -> None:
 def test_bad_session_specs_are_config_errors(spec, message) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_session_spec(spec)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pcm=st.binary(max_size=20_000).map(lambda b: b[: len(b) // 2 * 2]), chunk_ms=st.integers(10, 1000))
+def test_chunks_carry_the_input_exactly(pcm: bytes, chunk_ms: int) -> None:
+    """Whatever the audio and chunk size, the appended chunks are the input, in order, each within one chunk."""
+    openai = turn_events(SessionInput("s", "", pcm, 24_000), RealtimeSettings(chunk_ms=chunk_ms))[1:]
+    sent = [base64.b64decode(e["audio"]) for e in openai]
+    assert b"".join(sent) == pcm and all(0 < len(c) <= 48 * chunk_ms for c in sent)
+    live = turn_messages(SessionInput("s", "", pcm, 16_000), LiveSettings(chunk_ms=chunk_ms))[1:]
+    sent = [base64.urlsafe_b64decode(m["realtimeInput"]["audio"]["data"]) for m in live]
+    assert b"".join(sent) == pcm and all(0 < len(c) <= 32 * chunk_ms for c in sent)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pcm=st.binary(max_size=4000).map(lambda b: b[: len(b) // 2 * 2]))
+def test_audio_deltas_decode_in_both_alphabets(pcm: bytes) -> None:
+    assert decode_audio_delta(base64.b64encode(pcm).decode(), WHERE) == pcm
+    assert decode_audio_delta(base64.urlsafe_b64encode(pcm).decode(), WHERE) == pcm
+
+
+@settings(max_examples=40, deadline=None)
+@given(audio=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64), attempt=st.integers(0, 50), seed=st.integers(0, 10))
+def test_fault_draws_are_deterministic_and_respect_zero_rates(audio: str, attempt: int, seed: int) -> None:
+    plan = SessionFaultPlan(rates={"close_1011": 0.1, "error_event": 0.05}, seed=seed)
+    assert plan.pick(1, audio, attempt) == plan.pick(99, audio, attempt)  # order-independent
+    assert plan.pick(1, audio, attempt) in (None, "close_1011", "error_event")
+    assert SessionFaultPlan(seed=seed).pick(1, audio, attempt) is None
