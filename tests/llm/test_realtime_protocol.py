@@ -262,7 +262,11 @@ def test_audio_deltas_decode_in_both_alphabets(pcm: bytes) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(audio=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64), attempt=st.integers(0, 50), seed=st.integers(0, 10))
+@given(
+    audio=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
+    attempt=st.integers(0, 50),
+    seed=st.integers(0, 10),
+)
 def test_fault_draws_are_deterministic_and_respect_zero_rates(audio: str, attempt: int, seed: int) -> None:
     plan = SessionFaultPlan(rates={"close_1011": 0.1, "error_event": 0.05}, seed=seed)
     assert plan.pick(1, audio, attempt) == plan.pick(99, audio, attempt)  # order-independent
