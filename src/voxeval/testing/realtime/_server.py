@@ -204,13 +204,17 @@ class _Session:
 
 class _OpenAISession(_Session):
     protocol = "openai"
+    events = 0
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Every server event carries an ``event_id``, as the SDK's server event types require."""
+        self.events += 1
+        await super().send({"event_id": f"event_{self.record.number}_{self.events}", **message})
 
     async def run(self) -> None:
         self.model = parse_qs(urlsplit(self.record.path).query).get("model", [""])[0]
         self.output, self.max_tokens = "audio", None
-        await self.send(
-            {"type": "session.created", "event_id": "ev_0", "session": {"type": "realtime", "model": self.model}}
-        )
+        await self.send({"type": "session.created", "session": {"type": "realtime", "model": self.model}})
         async for event in self.messages():
             kind = event.get("type")
             if kind == "session.update":
@@ -235,12 +239,12 @@ class _OpenAISession(_Session):
             return await self.hold()
         if fault == "rate_limit":
             error = {"type": "rate_limit_exceeded", "code": "rate_limit_exceeded", "message": "mock: rate limit"}
-            return await self.send({"type": "error", "event_id": "ev_err", "error": error})
+            return await self.send({"type": "error", "error": error})
         turn = self.turn(24_000)
         reply = self.server._reply(turn)
         rid = f"resp_{self.record.number}"
         await self.send({"type": "response.created", "response": {"id": rid, "status": "in_progress"}})
-        ids = {"response_id": rid, "item_id": "item_out", "output_index": 0, "content_index": 0}
+        ids = self.ids = {"response_id": rid, "item_id": "item_out", "output_index": 0, "content_index": 0}
         text_kind = "response.output_audio_transcript.delta" if self.output == "audio" else "response.output_text.delta"
         audio = reply if self.output == "audio" else MockReply(reply.text, b"")
         finished = await stream_reply(
@@ -262,14 +266,14 @@ class _OpenAISession(_Session):
         if isinstance(self.max_tokens, int) and usage["output_tokens"] > self.max_tokens:
             status, details = "incomplete", {"type": "incomplete", "reason": "max_output_tokens"}
         if self.output == "audio":
-            await self.send({"type": "response.output_audio_transcript.done", "transcript": reply.text})
+            await self.send({"type": "response.output_audio_transcript.done", **self.ids, "transcript": reply.text})
         response = {"id": rid, "object": "realtime.response", "status": status, "status_details": details}
         await self.send({"type": "response.done", "response": {**response, "usage": usage}})
 
     async def fail(self, fault: SessionFault) -> None:
         if fault == "error_event":
             error = {"type": "server_error", "code": "server_error", "message": "mock: the server had an error"}
-            await self.send({"type": "error", "event_id": "ev_err", "error": error})
+            await self.send({"type": "error", "error": error})
         elif fault == "close_1011":
             await self.connection.close(1011, "mock: internal error mid-reply")
         else:
