@@ -103,14 +103,25 @@ def test_killed_run_resumes_to_identical_scores(tmp_path: Path) -> None:
     assert 8 <= sessions <= 8 + 2  # at most the sessions in flight at the kill are repeated
 
 
-def test_style_benchmark_judges_the_spoken_reply(tmp_path: Path) -> None:
-    with RealtimeMockServer(high_voice) as srv:
-        out = tmp_path / "style"
-        args = ["run", "--benchmark", "style", "--dataset", "acoustic-ja", "--abilities", "pitch", "--limit", "3"]
-        args += ["--judge", "tone", "--tts", "tone-tts", "--out", str(out), "--quiet", "--no-cache"]
-        assert main([*args, "--system", f"rt=realtime:openai:gpt-realtime-2@{srv.openai_url}"]) == 0
-        assert srv.count() == 3
-    judged = rows(out / "judgements.jsonl")
-    assert len(judged) == 3 and all(
-        r["status"] == "ok" and r["attributes"]["peak_hz"] == pytest.approx(300, abs=3) for r in judged
-    )
+def test_style_benchmark_judges_the_spoken_reply_and_caches_sessions(tmp_path: Path) -> None:
+    from voxeval.llm import _cache, set_request_cache
+
+    saved = _cache._request_cache
+    set_request_cache(tmp_path / "cache")
+    args = ["run", "--benchmark", "style", "--dataset", "acoustic-ja", "--abilities", "pitch", "--limit", "3"]
+    args += ["--judge", "tone", "--tts", "tone-tts", "--quiet"]
+    try:
+        with RealtimeMockServer(high_voice) as srv:
+            system = ["--system", f"rt=realtime:openai:gpt-realtime-2@{srv.openai_url}"]
+            assert main([*args, *system, "--out", str(tmp_path / "style")]) == 0
+            assert srv.count() == 3
+            assert main([*args, *system, "--out", str(tmp_path / "again")]) == 0
+            assert srv.count() == 3  # a new run with the same sessions is answered from the request cache
+    finally:
+        _cache._request_cache = saved
+    judged = rows(tmp_path / "style" / "judgements.jsonl")
+    assert len(judged) == 3
+    assert all(r["status"] == "ok" and r["attributes"]["peak_hz"] == pytest.approx(300, abs=3) for r in judged)
+    again = {r["key"]: (r["score"], r["attributes"]) for r in rows(tmp_path / "again" / "judgements.jsonl")}
+    assert again == {r["key"]: (r["score"], r["attributes"]) for r in judged}
+    assert all(r["meta"]["cached"] for r in rows(tmp_path / "again" / "replies.jsonl"))
