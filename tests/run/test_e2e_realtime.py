@@ -51,6 +51,7 @@ def specs(srv: RealtimeMockServer, options: str = "concurrency=8") -> tuple[str,
     )
 
 
+@pytest.mark.slow  # two runs of 40 samples on two systems, with reports: the issue's "done when", kept whole
 def test_da_on_both_apis_completes_and_faults_change_nothing(tmp_path: Path) -> None:
     with RealtimeMockServer(gold_by_pcm, require_key=SECRET) as srv:
         clean = tmp_path / "clean"
@@ -74,6 +75,7 @@ def test_da_on_both_apis_completes_and_faults_change_nothing(tmp_path: Path) -> 
         assert not path.is_file() or SECRET.encode() not in path.read_bytes(), f"API key leaked into {path}"
 
 
+@pytest.mark.slow  # three processes' start-up
 def test_killed_run_resumes_to_identical_scores(tmp_path: Path) -> None:
     with RealtimeMockServer(gold_by_pcm) as srv:
         reference = tmp_path / "reference"
