@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voxeval.errors import ConfigError
-from voxeval.llm import ProviderError, SessionInput, classify_close, parse_session_spec
+from voxeval.llm import ProviderError, SessionInput, classify_close, parse_session_spec, session_model_from_spec
 from voxeval.llm._collect import MAX_REPLY_AUDIO_SECONDS, decode_audio_delta
 from voxeval.llm._live_gemini import LiveFold, LiveSettings, setup_message, turn_messages
 from voxeval.llm._realtime_openai import RealtimeFold, RealtimeSettings, error_event, session_update, turn_events
@@ -272,3 +273,24 @@ def test_fault_draws_are_deterministic_and_respect_zero_rates(audio: str, attemp
     assert plan.pick(1, audio, attempt) == plan.pick(99, audio, attempt)  # order-independent
     assert plan.pick(1, audio, attempt) in (None, "close_1011", "error_event")
     assert SessionFaultPlan(seed=seed).pick(1, audio, attempt) is None
+
+
+def test_models_from_specs_use_the_documented_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k1")
+    monkeypatch.setenv("GOOGLE_API_KEY", "k2")
+    realtime = session_model_from_spec("openai:gpt-realtime-2?rps=2&concurrency=3&idle_timeout=5")
+    assert realtime.protocol.url() == "wss://api.openai.com/v1/realtime?model=gpt-realtime-2"
+    assert realtime.protocol.headers() == {"Authorization": "Bearer k1"}
+    assert (realtime.limiter.concurrency, realtime.limiter.rps, realtime.options.timeouts.idle) == (3, 2.0, 5.0)
+    live = session_model_from_spec("gemini:m?api_version=v1alpha")
+    assert live.protocol.url().endswith(
+        "/ws/google.ai.generativelanguage.v1alpha.GenerativeService.BidiGenerateContent"
+    )
+    assert live.protocol.headers() == {"x-goog-api-key": "k2"} and "k2" not in json.dumps(live.describe())
+    assert live.describe()["settings"] == {
+        "voice": "Kore",
+        "output": "audio",
+        "max_tokens": None,
+        "temperature": 0.0,
+        "chunk_ms": 100,
+    }
