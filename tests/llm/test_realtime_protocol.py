@@ -294,3 +294,20 @@ def test_models_from_specs_use_the_documented_defaults(monkeypatch: pytest.Monke
         "temperature": 0.0,
         "chunk_ms": 100,
     }
+
+
+@pytest.mark.parametrize(
+    ("fold", "message"),
+    [
+        (RealtimeFold, {"type": "session.created", "session": "not an object"}),
+        (RealtimeFold, {"type": "response.done", "response": {"status": "completed", "usage": [1]}}),
+        (RealtimeFold, {"type": "response.output_audio_transcript.delta"}),
+        (LiveFold, {"serverContent": {"modelTurn": {"parts": ["text"]}}}),
+        (LiveFold, {"serverContent": {"modelTurn": {"parts": [{"inlineData": "x"}]}}}),
+        (LiveFold, {"serverContent": {"modelTurn": {"parts": 5}}}),
+    ],
+)
+def test_malformed_messages_are_bad_responses_not_tracebacks(fold, message) -> None:
+    with pytest.raises(ProviderError) as caught:
+        fold(WHERE).feed(message, 0.0)
+    assert caught.value.kind == "bad_response" and WHERE in caught.value.message

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from typing import Any
 
 from voxeval.llm._types import ProviderError
 
@@ -32,6 +33,13 @@ def decode_audio_delta(data: object, where: str) -> bytes:
         message = f"audio delta from {where} has an odd byte count ({len(pcm)}): not 16-bit PCM, refused"
         raise ProviderError("bad_response", message, retryable=False)
     return pcm
+
+
+def malformed(where: str, message: dict[str, Any], exc: Exception) -> ProviderError:
+    """The error for a server message whose fields have unexpected types (a broken or incompatible server)."""
+    kind = message.get("type") or next(iter(message), "?")
+    detail = f"{type(exc).__name__}: {exc}"
+    return ProviderError("bad_response", f"{where} sent a malformed {kind!s:.60} message ({detail:.200})")
 
 
 class ReplyCollector:

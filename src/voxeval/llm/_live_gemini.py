@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from voxeval.llm._collect import ReplyCollector
+from voxeval.llm._collect import ReplyCollector, malformed
 from voxeval.llm._session import SessionInput, SessionResult
 from voxeval.llm._types import ProviderError, Usage
 from voxeval.llm._ws import WsSession
@@ -135,7 +135,15 @@ class LiveFold:
         return True
 
     def feed(self, message: dict[str, Any], at: float) -> bool:
-        """Take one message received ``at`` seconds after the activity end; ``True`` once the turn is complete."""
+        """Take one message received ``at`` seconds after the activity end; ``True`` once the turn is complete.
+
+        Fields of unexpected types raise ``bad_response`` naming the message, never a bare ``TypeError``."""
+        try:
+            return self._feed(message, at)
+        except (AttributeError, TypeError, KeyError) as exc:
+            raise malformed(self.where, message, exc) from None
+
+    def _feed(self, message: dict[str, Any], at: float) -> bool:
         if "setupComplete" in message:
             self.session_id = (message.get("setupComplete") or {}).get("sessionId") or self.session_id
         if isinstance(message.get("usageMetadata"), dict):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from voxeval.llm._collect import ReplyCollector
+from voxeval.llm._collect import ReplyCollector, malformed
 from voxeval.llm._session import SessionInput, SessionResult
 from voxeval.llm._types import ProviderError, Usage
 from voxeval.llm._ws import WsSession
@@ -131,9 +131,18 @@ class RealtimeFold:
         self.reply = ReplyCollector(REALTIME_RATE, where)
         self.model_version: str | None = None
         self.response: dict[str, Any] | None = None
+        self.usage = Usage(None, None)
 
     def feed(self, event: dict[str, Any], at: float) -> bool:
-        """Take one event received ``at`` seconds after the commit; ``True`` once the response is done."""
+        """Take one event received ``at`` seconds after the commit; ``True`` once the response is done.
+
+        Fields of unexpected types raise ``bad_response`` naming the event, never a bare ``TypeError``."""
+        try:
+            return self._feed(event, at)
+        except (AttributeError, TypeError, KeyError) as exc:
+            raise malformed(self.where, event, exc) from None
+
+    def _feed(self, event: dict[str, Any], at: float) -> bool:
         kind = event.get("type")
         if kind == "error":
             raise error_event(event.get("error"), self.where)
@@ -152,13 +161,14 @@ class RealtimeFold:
             failure = response_done_error(self.response, self.where)
             if failure is not None:
                 raise failure
+            usage = self.response.get("usage") or {}
+            self.usage = Usage(usage.get("input_tokens"), usage.get("output_tokens"))
             return True
         return False
 
     def result(self, total_s: float) -> SessionResult:
         """The finished reply."""
         response = self.response or {}
-        usage = response.get("usage") or {}
         return SessionResult(
             text=self.reply.reply_text(),
             pcm=bytes(self.reply.pcm),
@@ -166,7 +176,7 @@ class RealtimeFold:
             model_version=self.model_version,
             response_id=response.get("id"),
             status=response.get("status"),
-            usage=Usage(usage.get("input_tokens"), usage.get("output_tokens")),
+            usage=self.usage,
             first_audio_s=self.reply.first_audio_s,
             first_text_s=self.reply.first_text_s,
             total_s=total_s,
