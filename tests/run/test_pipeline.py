@@ -147,3 +147,21 @@ def test_dry_run_calls_nothing(tmp_path, capsys) -> None:
     plan = json.loads(capsys.readouterr().out)
     assert plan["systems"]["python:tests.run.doubles:echo_gold"]["calls"] == 4
     assert not out.exists()
+
+
+def test_echoes_get_no_acts_and_the_report_counts_them(tmp_path) -> None:
+    out = tmp_path / "run"
+    # The gold annotator fails on any text that is not a reference reply: the echo filter must answer first.
+    assert run(out, "python:tests.run.doubles:parrot") == 0
+    rows = lines(out / "annotations.jsonl")
+    assert len(rows) == 4 and all(r["status"] == "ok" and r["steps"] == [] and r["echo"] is True for r in rows)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["wlcs_mean"] == 0.0 and summary["excluded"] == 0
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["components"]["annotator"]["echo_filter"]["threshold"] == 0.8
+    assert main(["report", str(out)]) == 0
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert (
+        "## Echoes of the input" in report
+        and "| ja-assistant | python:tests.run.doubles:parrot | 4 | 4 | 100% |" in report
+    )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voxeval.acts import LABELS, Acts
+from voxeval.annotate._echo import annotate_guarded
 from voxeval.annotate._protocol import AnnotationFailed, AnnotationInput, Annotator
 from voxeval.data import GoldSample
 from voxeval.metrics import weighted_edit_distance, weighted_lcs
@@ -67,7 +68,7 @@ async def _annotate_all(annotator: Annotator, samples: Sequence[GoldSample], con
     async def one(s: GoldSample) -> Any:
         async with limit:
             try:
-                return await annotator.annotate(AnnotationInput(s.output_text, s.input_text, s.background))
+                return await annotate_guarded(annotator, AnnotationInput(s.output_text, s.input_text, s.background))
             except AnnotationFailed as exc:
                 return exc
 

@@ -137,9 +137,11 @@ class AnnotateStage:
     role: str = "annotator"
 
     def describe(self) -> dict[str, Any]:
-        """The annotator's settings."""
+        """The annotator's settings, and the echo filter's thresholds (applied before any annotator)."""
+        from voxeval.annotate._echo import echo_settings
+
         assert self.worker.annotator is not None
-        return self.worker.annotator.describe()
+        return {**self.worker.annotator.describe(), "echo_filter": echo_settings()}
 
     async def stage(
         self, run_dir: Path, plan: Plan, systems: list[str], replies: dict[str, Any], how: StageRun

@@ -11,6 +11,7 @@ from typing import Any
 
 from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
+from voxeval.report._echoes import echo_section
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._load import RunData
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
@@ -268,12 +269,14 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     )
     scored = [s for s in sets if s.scores]
     trust_html, trust_md = _trust_section(data)
+    echo_html, echo_md = echo_section(run_dir, sets)
     sections = [
         "<h2>Table 1: scores per dataset × system</h2>",
         table(TABLE1_HEAD, t1, numeric=(2, 3, 4, 6, 8, 9, 10, 11)),
         '<p class="meta">95% CIs: percentile bootstrap, 2000 resamples, seed 0. Excluded = failed or unfinished '
         "samples, never scored. Breakdown columns follow one optimal edit path per sample.</p>",
         trust_html,
+        echo_html,
     ]
     if scored:
         sections += [
@@ -295,7 +298,7 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     ]
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
-    atomic_write_text(out["md"], _markdown(sets, paired) + trust_md + usage_md)
+    atomic_write_text(out["md"], _markdown(sets, paired) + trust_md + echo_md + usage_md)
     atomic_write_text(out["csv"], _csv(t1, paired))
     return out
 
