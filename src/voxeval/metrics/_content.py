@@ -18,6 +18,8 @@ each similarity; 0 ≤ WLCS-c ≤ WLCS and WED ≤ WED-c ≤ w^p + w^r (2 for no
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -99,3 +101,42 @@ def score_content(
 ) -> ContentScore:
     """Both content-aware scores of one prediction (already normalised)."""
     return ContentScore(sample_id, content_wlcs(gold, pred, sim), content_wed(gold, pred, sim), missing)
+
+
+@dataclass(frozen=True)
+class ContentSummary:
+    """Means of the content-aware scores over a set (beside Table 1's)."""
+
+    n: int
+    """Samples scored (the same samples as the paper's metrics: failures excluded, missing as empty replies)."""
+    wlcs_c_mean: float | None
+    """Mean WLCS-c."""
+    wlcs_c_std: float | None
+    """Population standard deviation of WLCS-c."""
+    wed_c_mean: float | None
+    """Mean WED-c."""
+    wed_c_std: float | None
+    """Population standard deviation of WED-c."""
+    whole_text_steps: int
+    """Steps without a span, compared by their whole reply text."""
+    similarity: dict[str, Any]
+    """The span similarity's name and calibration."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``content`` object of ``summary.json``."""
+        return dataclasses.asdict(self)
+
+
+def _stats(values: Sequence[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mean = math.fsum(values) / len(values)
+    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+
+
+def summarise_content(
+    scores: Sequence[ContentScore], whole_text_steps: int, similarity: dict[str, Any]
+) -> ContentSummary:
+    """Means and population standard deviations of a set's content scores."""
+    (wlcs_mean, wlcs_std), (wed_mean, wed_std) = _stats([s.wlcs_c for s in scores]), _stats([s.wed_c for s in scores])
+    return ContentSummary(len(scores), wlcs_mean, wlcs_std, wed_mean, wed_std, whole_text_steps, similarity)

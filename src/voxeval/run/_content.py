@@ -9,39 +9,14 @@ scores cannot be computed and an :class:`~voxeval.errors.InputError` says so.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from voxeval.acts import Acts
 from voxeval.errors import InputError, Location
-from voxeval.metrics import ContentScore, score_content
+from voxeval.metrics import ContentScore, ContentSummary, score_content, summarise_content
 from voxeval.metrics._similarity import SpanSimilarity
-
-
-@dataclass(frozen=True)
-class ContentSummary:
-    """Means of the content-aware scores over a set (beside Table 1's)."""
-
-    n: int
-    """Samples scored (the same samples as the paper's metrics: failures excluded, missing as empty replies)."""
-    wlcs_c_mean: float | None
-    """Mean WLCS-c."""
-    wlcs_c_std: float | None
-    """Population standard deviation of WLCS-c."""
-    wed_c_mean: float | None
-    """Mean WED-c."""
-    wed_c_std: float | None
-    """Population standard deviation of WED-c."""
-    whole_text_steps: int
-    """Steps without a span, compared by their whole reply text."""
-    similarity: dict[str, Any]
-    """The span similarity's name and calibration."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``content`` object of ``summary.json``."""
-        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -52,13 +27,6 @@ class ContentSet:
     """One per scored sample, in the order of the set's scores."""
     summary: ContentSummary
     """Their means."""
-
-
-def _stats(values: Sequence[float]) -> tuple[float | None, float | None]:
-    if not values:
-        return None, None
-    mean = math.fsum(values) / len(values)
-    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
 
 
 def _spans(sample_id: str, acts: Acts, whole_text: str | None, side: str) -> tuple[list[str], int]:
@@ -100,9 +68,7 @@ def content_set(scored: Any, similarity: SpanSimilarity) -> ContentSet:
         for i, j in cells:
             sim[i][j] = next(values)
         scores.append(score_content(score.id, g_acts, p_acts, sim, missing=score.missing))
-    (wlcs_mean, wlcs_std), (wed_mean, wed_std) = _stats([s.wlcs_c for s in scores]), _stats([s.wed_c for s in scores])
-    summary = ContentSummary(len(scores), wlcs_mean, wlcs_std, wed_mean, wed_std, whole, similarity.describe())
-    return ContentSet(tuple(scores), summary)
+    return ContentSet(tuple(scores), summarise_content(scores, whole, similarity.describe()))
 
 
 def with_content(sets: Sequence[Any], similarity: SpanSimilarity) -> list[Any]:

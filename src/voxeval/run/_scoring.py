@@ -68,7 +68,7 @@ def score_predictions(
 
 def table_row(scored: ScoredSet) -> TableRow:
     """The Table 1 row of a scored set."""
-    return TableRow(scored.dataset, scored.system, scored.summary)
+    return TableRow(scored.dataset, scored.system, scored.summary, scored.content.summary if scored.content else None)
 
 
 def scored_representatives(scored: ScoredSet) -> list[Representative]:
