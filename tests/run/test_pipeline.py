@@ -159,7 +159,7 @@ def test_echoes_get_no_acts_and_the_report_counts_them(tmp_path) -> None:
     assert summary["wlcs_mean"] == 0.0 and summary["excluded"] == 0
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
     assert config["components"]["annotator"]["echo_filter"]["threshold"] == 0.8
-    report = (out / "report.md")  # written by the run.read_text(encoding="utf-8")
+    report = (out / "report.md").read_text(encoding="utf-8")  # written by the run
     assert (
         "## Echoes of the input" in report
         and "| ja-assistant | python:tests.run.doubles:parrot | 4 | 4 | 100% |" in report
