@@ -14,6 +14,7 @@ from typing import Any
 from voxeval.acts import LABELS, Acts
 from voxeval.annotate._echo import annotate_guarded
 from voxeval.annotate._protocol import AnnotationFailed, AnnotationInput, Annotator
+from voxeval.annotate._validity import system_level
 from voxeval.data import GoldSample
 from voxeval.metrics import weighted_edit_distance, weighted_lcs
 
@@ -82,13 +83,16 @@ def _mean(values: Sequence[float]) -> float | None:
 def check_annotator(
     annotator: Annotator, samples: Sequence[GoldSample], *, repeats: int = 1, concurrency: int = 8
 ) -> CheckResult:
-    """Annotate the gold replies (``repeats`` times) and compare with the gold sequences."""
+    """Annotate the gold replies (``repeats`` times) and compare with the gold sequences, per reply and at the system
+    level (:func:`~voxeval.annotate._validity.system_level`: the benchmark score per reply style, annotator − gold)."""
     runs = [asyncio.run(_annotate_all(annotator, samples, concurrency)) for _ in range(max(repeats, 1))]
     rows, wed, wlcs, pairs, failures = [], [], [], [], []
+    predicted: dict[str, Acts] = {}
     for sample, result in zip(samples, runs[0], strict=True):
         if isinstance(result, AnnotationFailed):
             failures.append({"id": sample.id, "error": str(result), "raw": result.raw})
             continue
+        predicted[sample.id] = result.acts
         edit = weighted_edit_distance(gold=sample.acts, pred=result.acts)
         wed.append(edit.total)
         wlcs.append(weighted_lcs(gold=sample.acts, pred=result.acts))
@@ -112,6 +116,7 @@ def check_annotator(
         "wlcs_mean": _mean(wlcs),
         "exact_sequence_rate": _mean([float(r["wed"] == 0.0) for r in rows]),
         **label_metrics(pairs),
+        "system_level": system_level(samples, predicted),
     }
     if repeats > 1:
         report["self_consistency"] = _consistency(runs)

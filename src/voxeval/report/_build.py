@@ -332,6 +332,9 @@ def _trust_section(data: RunData) -> tuple[str, str]:
 
     title = "How far to trust the annotation"
     measured = measured_by_style(data.config)
+    level_html, level_md = _system_level_tables(data.config)
+    if measured is None and level_html:
+        return f"<h3>{title}</h3>" + level_html, f"\n## {title}\n\n" + level_md
     if measured is None:
         text = (
             "This annotator records no measured error by reply style: check it on labelled replies like these "
@@ -353,8 +356,26 @@ def _trust_section(data: RunData) -> tuple[str, str]:
     html = f"<h3>{title}</h3>" + table(head, styles, numeric=(1, 2, 3))
     html += table(TRUST_HEAD, rows, numeric=(2, 3, 4, 5)) if rows else "<p>No text replies.</p>"
     md = f"\n## {title}\n\n" + markdown_table(head, styles) + "\n\n"
-    md += (markdown_table(TRUST_HEAD, rows) + "\n\n" if rows else "") + note + "\n"
-    return html + f'<p class="meta">{esc(note)}</p>', md
+    md += (markdown_table(TRUST_HEAD, rows) + "\n\n" if rows else "") + note + "\n" + level_md
+    return html + f'<p class="meta">{esc(note)}</p>' + level_html, md
+
+
+def _system_level_tables(config: dict[str, Any]) -> tuple[str, str]:
+    """The annotator's system-level bias per reply style and flaw (HTML, Markdown), when it records one."""
+    from voxeval.annotate._validity import VALIDITY_HEAD, validity_rows
+    from voxeval.report._trust import measured_system_level
+
+    figures = measured_system_level(config)
+    if figures is None:
+        return "", ""
+    rows = validity_rows(figures)
+    note = (
+        "System-level validity, measured on the annotator's validation replies: the benchmark score a system of each "
+        "reply style (or flaw) gets with this annotator minus with gold labels (Δ, 95% bootstrap interval over the "
+        "replies). A difference between systems smaller than these Δ may come from the annotator."
+    )
+    html = table(VALIDITY_HEAD, rows, numeric=(1, 2, 3)) + f'<p class="meta">{esc(note)}</p>'
+    return html, "\n" + markdown_table(VALIDITY_HEAD, rows) + "\n\n" + note + "\n"
 
 
 def _content_summary(s: Any) -> Any:

@@ -95,3 +95,13 @@ def style_table(by_style: dict[str, Any]) -> tuple[list[str], list[list[object]]
 
 def _pct(x: object) -> str:
     return f"{x:.1%}" if isinstance(x, float) else "—"
+
+
+def measured_system_level(config: dict[str, Any]) -> dict[str, Any] | None:
+    """The annotator's recorded system-level bias by reply group (``style=…``, ``flaw=…``), if its description has
+    it: what ``voxeval annotator-check`` reports as ``system_level`` (annotator − gold benchmark score per group)."""
+    measured = (config.get("components") or {}).get("annotator", {}).get("measured_error") or {}
+    figures = measured.get("system_level")
+    if not isinstance(figures, dict) or not figures:
+        return None
+    return {k: v for k, v in figures.items() if isinstance(v, dict) and {"n", "wlcs", "wed"} <= set(v)} or None
