@@ -9,7 +9,7 @@ ja-assistant input:
 - swapped: the segment against the reference span of the same act of another input (chosen with a fixed seed).
 
 Prints the cosine percentiles of both, the anchors the shipped calibration uses
-(``voxeval.metrics._similarity.OFF_TOPIC_COSINE`` = swapped p90, ``ON_TOPIC_COSINE`` = matched median), and
+(``voxeval.annotate._similarity.OFF_TOPIC_COSINE`` = swapped p90, ``ON_TOPIC_COSINE`` = matched median), and
 the swapped-answer check: every ja-assistant reference whose Answer span is replaced by another sample's Answer
 span, mean WLCS and WLCS-c against the unchanged reference.
 """
@@ -26,9 +26,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from voxeval.annotate import _similarity  # noqa: E402
 from voxeval.annotate._use import load_use  # noqa: E402
 from voxeval.data import resolve_dataset  # noqa: E402
-from voxeval.metrics import _similarity  # noqa: E402
 
 
 def authored_pairs(seed: int = 0) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

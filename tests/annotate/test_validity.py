@@ -11,11 +11,11 @@ import pytest
 from voxeval.acts import Step
 from voxeval.annotate import Annotation, AnnotationInput
 from voxeval.annotate._check import check_annotator
-from voxeval.annotate._validity import reference_acts, system_level, validity_rows
 from voxeval.data import resolve_dataset
 from voxeval.errors import InputError
 from voxeval.report._build import _trust_section
 from voxeval.report._load import RunData
+from voxeval.report._validity import reference_acts, system_level, validity_rows
 
 
 def _replies() -> list[Any]:
@@ -52,8 +52,8 @@ def test_gold_labels_give_zero_bias_and_references_resolve() -> None:
 
 def test_an_annotator_that_calls_everything_an_answer_is_biased_per_style() -> None:
     samples = _replies()
-    report = check_annotator(AlwaysAnswer(), samples).report  # type: ignore[arg-type]
-    figures = report["system_level"]
+    checked = check_annotator(AlwaysAnswer(), samples)  # type: ignore[arg-type]
+    figures = system_level(samples, checked.predicted)
     refs = reference_acts(samples)
     flawed_refs = [refs[s.id] for s in samples if s.raw["style"] == "flawed"]
     flawed = figures["style=flawed"]["wlcs"]

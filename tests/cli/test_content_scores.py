@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from voxeval.annotate._similarity import similarities
 from voxeval.benchmark._da import load_run
 from voxeval.cli import main
 from voxeval.data import builtin_path, resolve_dataset
-from voxeval.metrics._similarity import similarities
 from voxeval.report._build import table1_head, table1_rows
 from voxeval.testing.swapped import swapped_answer_predictions
 

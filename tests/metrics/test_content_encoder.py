@@ -9,9 +9,9 @@ import math
 
 import pytest
 
+from voxeval.annotate._similarity import SpanSimilarity, calibrate, similarity_from_name
 from voxeval.data import resolve_dataset
 from voxeval.metrics import weighted_lcs
-from voxeval.metrics._similarity import SpanSimilarity, calibrate, similarity_from_name
 from voxeval.run._content import content_set
 from voxeval.run._scoring import score_predictions
 from voxeval.testing.swapped import swapped_answer_predictions

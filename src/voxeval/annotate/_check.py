@@ -14,7 +14,6 @@ from typing import Any
 from voxeval.acts import LABELS, Acts
 from voxeval.annotate._echo import annotate_guarded
 from voxeval.annotate._protocol import AnnotationFailed, AnnotationInput, Annotator
-from voxeval.annotate._validity import system_level
 from voxeval.data import GoldSample
 from voxeval.metrics import weighted_edit_distance, weighted_lcs
 
@@ -61,6 +60,8 @@ class CheckResult:
     """The numbers (also written as JSON)."""
     rows: list[dict[str, Any]]
     """Per-sample annotations and scores."""
+    predicted: dict[str, Acts] = dataclasses.field(default_factory=dict)
+    """The annotator's acts by sample id (first repeat; failed annotations left out)."""
 
 
 async def _annotate_all(annotator: Annotator, samples: Sequence[GoldSample], concurrency: int) -> list[Any]:
@@ -83,8 +84,8 @@ def _mean(values: Sequence[float]) -> float | None:
 def check_annotator(
     annotator: Annotator, samples: Sequence[GoldSample], *, repeats: int = 1, concurrency: int = 8
 ) -> CheckResult:
-    """Annotate the gold replies (``repeats`` times) and compare with the gold sequences, per reply and at the system
-    level (:func:`~voxeval.annotate._validity.system_level`: the benchmark score per reply style, annotator − gold)."""
+    """Annotate the gold replies (``repeats`` times) and compare with the gold sequences; ``predicted`` keeps the acts
+    for the system-level figures (:func:`voxeval.report._validity.system_level`)."""
     runs = [asyncio.run(_annotate_all(annotator, samples, concurrency)) for _ in range(max(repeats, 1))]
     rows, wed, wlcs, pairs, failures = [], [], [], [], []
     predicted: dict[str, Acts] = {}
@@ -116,11 +117,10 @@ def check_annotator(
         "wlcs_mean": _mean(wlcs),
         "exact_sequence_rate": _mean([float(r["wed"] == 0.0) for r in rows]),
         **label_metrics(pairs),
-        "system_level": system_level(samples, predicted),
     }
     if repeats > 1:
         report["self_consistency"] = _consistency(runs)
-    return CheckResult(report, rows)
+    return CheckResult(report, rows, predicted)
 
 
 def _consistency(runs: list[list[Any]]) -> dict[str, Any]:

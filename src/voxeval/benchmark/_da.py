@@ -121,7 +121,7 @@ def load_run(run_dir: Path, content: str | None = None) -> RunData:
     name = content or data.config["settings"].get("content")
     if not name:
         return data
-    from voxeval.metrics._similarity import similarity_from_name
+    from voxeval.annotate._similarity import similarity_from_name
     from voxeval.run._content import with_content
 
     return dataclasses.replace(data, sets=with_content(data.sets, similarity_from_name(name)))

@@ -126,6 +126,7 @@ def _annotate(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from voxeval.annotate import annotator_from_spec
     from voxeval.annotate._check import check_annotator, garbage_check
+    from voxeval.report._validity import system_level
 
     dataset = resolve_dataset(args.dataset).split(args.split)
     total = len(dataset.samples)
@@ -133,7 +134,11 @@ def _check(args: argparse.Namespace) -> int:
         dataset = dataset.sampled(args.sample, args.seed)
     annotator = annotator_from_spec(args.annotator)
     result = check_annotator(annotator, dataset.samples, repeats=args.repeats)
-    report: dict[str, Any] = {"dataset": dataset.name, **result.report}
+    report: dict[str, Any] = {
+        "dataset": dataset.name,
+        **result.report,
+        "system_level": system_level(dataset.samples, result.predicted),
+    }
     if args.sample is not None:
         report["sample"] = {"n": args.sample, "of": total, "seed": args.seed}
     if args.garbage:

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
     similarity = None
     if args.content:
-        from voxeval.metrics._similarity import similarity_from_name
+        from voxeval.annotate._similarity import similarity_from_name
 
         similarity = similarity_from_name(args.content)  # an unknown name or a missing encoder fails before any work
     # Streams: gold is held compactly, predictions are scored in batches, rows are written as they come.

@@ -3,7 +3,7 @@
 The paper's metrics match acts by label only, so an Answer that answers another question scores like the right one
 (the paper's conclusion, future work (i)). Here a matched pair of acts (gold step i, predicted step j, equal labels)
 counts in proportion to ``sim[i][j]`` in [0, 1], how well the predicted span agrees in content with the gold span
-(a calibrated sentence-encoder similarity, :mod:`voxeval.metrics._similarity`; these functions are pure and take
+(a calibrated sentence-encoder similarity, :mod:`voxeval.annotate._similarity`; these functions are pure and take
 the matrix):
 
 - WLCS-c = max over common subsequences of Σ sim[i][j] · w^p_j (the paper's WLCS is this with every sim = 1);

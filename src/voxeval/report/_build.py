@@ -362,8 +362,8 @@ def _trust_section(data: RunData) -> tuple[str, str]:
 
 def _system_level_tables(config: dict[str, Any]) -> tuple[str, str]:
     """The annotator's system-level bias per reply style and flaw (HTML, Markdown), when it records one."""
-    from voxeval.annotate._validity import VALIDITY_HEAD, validity_rows
     from voxeval.report._trust import measured_system_level
+    from voxeval.report._validity import VALIDITY_HEAD, validity_rows
 
     figures = measured_system_level(config)
     if figures is None:

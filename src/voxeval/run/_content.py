@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from voxeval.acts import Acts
+from voxeval.annotate._similarity import SpanSimilarity
 from voxeval.errors import InputError, Location
 from voxeval.metrics import ContentScore, ContentSummary, score_content, summarise_content
-from voxeval.metrics._similarity import SpanSimilarity
 
 
 @dataclass(frozen=True)

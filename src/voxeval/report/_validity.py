@@ -18,6 +18,7 @@ from voxeval.acts import Acts
 from voxeval.data import GoldSample
 from voxeval.errors import InputError, Location
 from voxeval.metrics import weighted_edit_distance, weighted_lcs
+from voxeval.report._stats import bootstrap_ci
 
 GROUPS = ("style", "flaw")
 """Row fields the system-level figures are grouped by (besides ``all``)."""
@@ -44,7 +45,6 @@ def reference_acts(samples: Sequence[GoldSample]) -> dict[str, Acts]:
 
 
 def _delta(annotator: list[float], gold: list[float]) -> dict[str, Any]:
-    from voxeval.report._stats import bootstrap_ci
 
     diffs = [a - g for a, g in zip(annotator, gold, strict=True)]
     interval = bootstrap_ci(diffs)
