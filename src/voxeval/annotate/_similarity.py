@@ -85,7 +85,8 @@ class UseSimilarity:
         right = vectors[[where[b] for _, b in pairs]]
         same = np.array([a == b for a, b in pairs])
         # An identical span agrees fully; the float32 embedding can leave its cosine a hair under 1.
-        return np.where(same, 1.0, calibrate(np.einsum("ij,ij->i", left, right))).tolist()  # type: ignore[no-any-return]
+        values: list[float] = np.where(same, 1.0, calibrate(np.einsum("ij,ij->i", left, right))).tolist()
+        return values
 
     def describe(self) -> dict[str, Any]:
         """The encoder and the calibration anchors."""
