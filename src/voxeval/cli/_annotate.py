@@ -23,15 +23,21 @@ def register(commands: Any) -> None:
     a = commands.add_parser(
         "annotate",
         description="Annotate the text in --text-field of each row. Output rows are {id, steps}; a reply that cannot "
-        "be annotated is written as {id, status: failed, error, raw}. "
-        "Rerunning resumes: ids already in --out are kept.",
+        "be annotated is written as {id, status: failed, error, raw}. A reply that only repeats the row's input.text "
+        "(an echo) gets no acts without calling the annotator. Rerunning resumes: ids already in --out are kept.",
     )
     a.add_argument("--annotator", default="offline", help=ANNOTATOR_HELP)
     a.add_argument("--in", dest="inp", required=True, type=Path, help="input JSONL with an id and the reply text")
     a.add_argument("--text-field", default="text", help="dotted path of the reply text, e.g. text or output.text")
     a.add_argument("--out", required=True, type=Path, help="output JSONL ({id, steps})")
     a.set_defaults(handler=_annotate)
-    c = commands.add_parser("annotator-check")
+    c = commands.add_parser(
+        "annotator-check",
+        description="Annotate gold replies and compare with their gold acts: per reply (WED, WLCS, labels, by style "
+        "and flaw) and at the system level (system_level: per style and flaw, the benchmark score against each "
+        "reply's reference with the annotator minus with gold labels, with a bootstrap interval). Echoes of the input "
+        "get no acts, as in every annotation.",
+    )
     c.add_argument("--annotator", default="offline", help=ANNOTATOR_HELP)
     c.add_argument("--dataset", default="ja-assistant", help="built-in name or JSONL file with gold acts")
     c.add_argument("--split", default=None, help="only this split (e.g. test)")
