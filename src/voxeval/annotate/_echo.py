@@ -19,6 +19,7 @@ caught, genuine replies flagged).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -57,26 +58,32 @@ class Echo:
     """True when the reply only repeats the input (see the module docstring for the rule)."""
 
 
+_SEPARATORS = " 、。,.!?！？…・"
+_LEADING = re.compile(
+    "^(?:[{sep}]*(?:{fillers})(?=.))*[{sep}]*".format(
+        sep=re.escape(_SEPARATORS), fillers="|".join(map(re.escape, FILLERS))
+    ),
+    re.DOTALL,
+)
+"""Leading separators and fillers, repeatedly (a filler is kept when nothing follows it: 「はい」 alone)."""
+
+
 def normalise(text: str, *, particles: bool = False) -> str:
     """The text as compared: NFKC, lower case, leading fillers removed, punctuation/space/ー dropped, and the
     particles too unless ``particles``.
 
-    >>> normalise("はい、タイマーを消して。"), normalise("次は？", particles=True)
-    ('タイマ消して', '次は')
+    >>> normalise("はい、タイマーを消して。"), normalise("次は？", particles=True), normalise("はい", particles=True)
+    ('タイマ消して', '次は', 'はい')
     """
-    text = unicodedata.normalize("NFKC", text).lower().strip()
-    changed = True
-    while changed:
-        changed = False
-        stripped = text.lstrip(" 、。,.!?！？…・")
-        for filler in FILLERS:
-            if stripped.startswith(filler) and len(stripped) > len(filler):
-                text, changed = stripped[len(filler) :], True
-                break
-        else:
-            text = stripped
+    text = _LEADING.sub("", unicodedata.normalize("NFKC", text).lower().strip(), count=1)
     text = _PUNCTUATION.sub("", text)
     return text if particles else _PARTICLE.sub("", text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _input_forms(user_input: str) -> tuple[str, str]:
+    """The input without and with particles (inputs repeat across the systems of a run: computed once each)."""
+    return normalise(user_input), normalise(user_input, particles=True)
 
 
 def _levenshtein(a: str, b: str) -> int:
@@ -96,7 +103,8 @@ def detect_echo(reply: str, user_input: str) -> Echo:
     >>> detect_echo("3分のタイマーをスタートしました。", "3分測って").is_echo
     False
     """
-    r, u, whole = normalise(reply), normalise(user_input), normalise(user_input, particles=True)
+    u, whole = _input_forms(user_input)
+    r = normalise(reply)
     if len(whole) < MIN_INPUT_CHARS or whole in FILLERS or not r:
         return Echo(None, False)  # too short to tell an echo from a short genuine reply («はい» → «はい»)
     if len(r) > MAX_LENGTH_RATIO * len(u) or 1.0 - abs(len(r) - len(u)) / max(len(r), len(u)) < THRESHOLD:
