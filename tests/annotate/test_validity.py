@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +80,30 @@ def test_the_trust_section_shows_a_recorded_system_level_bias(tmp_path: Path) ->
     html, md = _trust_section(RunData(tmp_path, config, [], {}))
     assert "System-level validity" in md and "| style=flawed | 2 |" in md and "WLCS Δ [95% CI]" in html
     assert _trust_section(RunData(tmp_path, {"components": {}}, [], {}))[1].count("System-level") == 0
+
+
+def test_a_recorded_measurement_applies_to_its_exact_build_only(tmp_path: Path) -> None:
+    from voxeval.report._trust import measured_system_level, recorded_system_level
+
+    figures = system_level(_replies(), {s.id: s.acts for s in _replies()})
+    record = [
+        {
+            "annotator": "offline",
+            "sha256": "abc",
+            "dataset": "v",
+            "samples": 4,
+            "measured": "d",
+            "system_level": figures,
+        }
+    ]
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    assert recorded_system_level({"annotator": "offline", "sha256": "abc"}, path) == (figures, "v (4 replies, d)")
+    assert recorded_system_level({"annotator": "offline", "sha256": "other"}, path) is None
+    assert recorded_system_level({"annotator": "gold"}, path) is None
+    # The shipped record is for the shipped offline build: a run with it shows the figures.
+
+    shipped = json.loads((Path(__file__).parents[2] / "src/voxeval/report/measured/system-level.json").read_text())
+    config = {"components": {"annotator": {"annotator": "offline", "sha256": shipped[0]["sha256"]}}}
+    found = measured_system_level(config)
+    assert found is not None and found[0]["style=chatty"]["n"] == shipped[0]["system_level"]["style=chatty"]["n"]

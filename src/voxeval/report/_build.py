@@ -365,12 +365,13 @@ def _system_level_tables(config: dict[str, Any]) -> tuple[str, str]:
     from voxeval.report._trust import measured_system_level
     from voxeval.report._validity import VALIDITY_HEAD, validity_rows
 
-    figures = measured_system_level(config)
-    if figures is None:
+    measured = measured_system_level(config)
+    if measured is None:
         return "", ""
+    figures, where = measured
     rows = validity_rows(figures)
     note = (
-        "System-level validity, measured on the annotator's validation replies: the benchmark score a system of each "
+        f"System-level validity, measured on {where}: the benchmark score a system of each "
         "reply style (or flaw) gets with this annotator minus with gold labels (Δ, 95% bootstrap interval over the "
         "replies). A difference between systems smaller than these Δ may come from the annotator."
     )
