@@ -107,3 +107,11 @@ def test_a_recorded_measurement_applies_to_its_exact_build_only(tmp_path: Path) 
     config = {"components": {"annotator": {"annotator": "offline", "sha256": shipped[0]["sha256"]}}}
     found = measured_system_level(config)
     assert found is not None and found[0]["style=chatty"]["n"] == shipped[0]["system_level"]["style=chatty"]["n"]
+
+
+def test_a_styled_reply_to_an_invented_input_has_no_reference_and_is_counted_apart() -> None:
+    samples = _replies()
+    invented = dataclasses.replace(samples[0], id="invented", raw={"style": "concise", "source": None})
+    figures = system_level([*samples, invented], {s.id: s.acts for s in [*samples, invented]})
+    assert figures["without_reference"] == 1 and figures["all"]["n"] == 4 and figures["style=concise"]["n"] == 2
+    assert len(validity_rows(figures)) == 4

@@ -5,8 +5,10 @@ mean WLCS / WED of its replies' acts against the *reference* reply's acts. For e
 (``style=…``, ``flaw=…``, and ``all``), every reply is scored against its reference twice, once with the acts the
 annotator gave it and once with its gold labels; the group's *bias* is the mean of the per-reply differences
 (annotator − gold), with a 95% percentile-bootstrap interval over the replies (paired: the same replies on both
-sides). A reply's reference is the sample its row's ``source`` names (``ja-assistant:timer-001``); a row without a
-``source`` is itself a reference reply and is scored against its own gold acts.
+sides). A reply's reference is the sample its row's ``source`` names (``ja-assistant:timer-001``); a row with
+neither ``source`` nor ``style`` is itself a reference reply (the built-in data) and is scored against its own gold
+acts; a styled reply without a ``source`` (an input its author invented) has no reference and is left out (counted
+as ``without_reference``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ GROUPS = ("style", "flaw")
 
 
 def reference_acts(samples: Sequence[GoldSample]) -> dict[str, Acts]:
-    """The reference acts each sample's reply is scored against (see the module docstring)."""
+    """The reference acts each sample's reply is scored against, for the samples that have one (see the module
+    docstring)."""
     from voxeval.data import resolve_dataset
 
     datasets: dict[str, dict[str, Acts]] = {}
@@ -33,7 +36,8 @@ def reference_acts(samples: Sequence[GoldSample]) -> dict[str, Acts]:
     for sample in samples:
         source = sample.raw.get("source")
         if not source:
-            out[sample.id] = sample.acts
+            if not sample.raw.get("style"):
+                out[sample.id] = sample.acts  # a reference reply itself
             continue
         name, _, ref_id = str(source).rpartition(":")
         if name not in datasets:
@@ -57,12 +61,17 @@ def _delta(annotator: list[float], gold: list[float]) -> dict[str, Any]:
     }
 
 
-def system_level(samples: Sequence[GoldSample], predicted: Mapping[str, Acts]) -> dict[str, dict[str, Any]]:
+def system_level(samples: Sequence[GoldSample], predicted: Mapping[str, Acts]) -> dict[str, Any]:
     """Per group: n, and for WLCS and WED the score with gold labels, with the annotator, their difference and its
-    bootstrap interval. ``predicted`` holds the annotator's acts by sample id (failed annotations left out)."""
+    bootstrap interval. ``predicted`` holds the annotator's acts by sample id (failed annotations left out). Replies
+    without a reference are counted under ``without_reference``."""
     references = reference_acts(samples)
     members: dict[str, list[GoldSample]] = {}
+    unreferenced = 0
     for sample in samples:
+        if sample.id not in references:
+            unreferenced += 1
+            continue
         if sample.id not in predicted:
             continue
         members.setdefault("all", []).append(sample)
@@ -70,7 +79,7 @@ def system_level(samples: Sequence[GoldSample], predicted: Mapping[str, Acts]) -
             value = sample.raw.get(name)
             if isinstance(value, str) and value:
                 members.setdefault(f"{name}={value}", []).append(sample)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Any] = {}
     for key, group in sorted(members.items()):
         ref = [references[s.id] for s in group]
         ann = [predicted[s.id] for s in group]
@@ -86,13 +95,17 @@ def system_level(samples: Sequence[GoldSample], predicted: Mapping[str, Acts]) -
                 [weighted_edit_distance(gold=r, pred=g).total for r, g in zip(ref, gold, strict=True)],
             ),
         }
+    if unreferenced:
+        out["without_reference"] = unreferenced  # a count, not a group
     return out
 
 
-def validity_rows(figures: Mapping[str, Mapping[str, Any]]) -> list[list[object]]:
-    """The figures as table rows: group, n, WLCS gold / annotator / Δ [CI], WED Δ [CI]."""
+def validity_rows(figures: Mapping[str, Any]) -> list[list[object]]:
+    """The figures as table rows: group, n, WLCS gold / annotator / Δ [CI], WED Δ [CI] (counts are skipped)."""
     rows: list[list[object]] = []
     for key, f in figures.items():
+        if not isinstance(f, Mapping):
+            continue
         w, e = f["wlcs"], f["wed"]
         rows.append(
             [
