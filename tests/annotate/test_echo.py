@@ -134,3 +134,20 @@ def test_similarity_bounded_and_verbatim_echo_is_maximal(reply: str, user: str) 
     same = detect_echo(user, user)
     if len(normalise(user, particles=True)) >= 2 and normalise(user):
         assert same.is_echo and same.similarity == 1.0
+
+
+def test_voxeval_annotate_marks_echoes_and_never_asks_the_annotator(tmp_path: Path) -> None:
+    from voxeval.cli import main
+
+    sample = resolve_dataset("ja-assistant").samples[0]
+    rows = [
+        {"id": "real", "text": sample.output_text, "input": {"text": sample.input_text}},
+        {"id": "echo", "text": "はい、" + sample.input_text, "input": {"text": sample.input_text}},
+    ]
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    # The gold annotator fails on any text that is not a reference reply: the echo must never reach it.
+    assert main(["annotate", "--annotator", "gold", "--in", str(src), "--out", str(out)]) == 0
+    got = {r["id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert got["echo"] == {"id": "echo", "steps": [], "echo": True}
+    assert got["real"]["steps"] and "echo" not in got["real"]

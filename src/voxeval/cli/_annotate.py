@@ -78,9 +78,12 @@ def pred_row(row: dict[str, Any]) -> dict[str, Any]:
 
     >>> pred_row({"id": "s1", "status": "ok", "steps": [], "note": "empty reply"})
     {'id': 's1', 'steps': []}
+    >>> pred_row({"id": "s2", "status": "ok", "steps": [], "echo": True, "echo_similarity": 1.0})
+    {'id': 's2', 'steps': [], 'echo': True}
     """
     if row["status"] == "ok":
-        return {"id": row["id"], "steps": row["steps"]}
+        # An echo of the input is marked, so a reader sees why the reply has no acts.
+        return {"id": row["id"], "steps": row["steps"], **({"echo": True} if row.get("echo") else {})}
     return {"id": row["id"], "status": "failed", "error": row.get("error"), "raw": row.get("raw")}
 
 
