@@ -16,6 +16,7 @@ from voxeval.report._html import esc, figure, page, table
 from voxeval.report._load import RunData
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
 from voxeval.report._tables import CONTENT_NOTE, format_acts, render_markdown, representatives
+from voxeval.report._validity import system_level_section
 
 
 def _ci(iv: Interval | None) -> str:
@@ -332,7 +333,7 @@ def _trust_section(data: RunData) -> tuple[str, str]:
 
     title = "How far to trust the annotation"
     measured = measured_by_style(data.config)
-    level_html, level_md = _system_level_tables(data.config)
+    level_html, level_md = system_level_section(data.config)
     if measured is None and level_html:
         return f"<h3>{title}</h3>" + level_html, f"\n## {title}\n\n" + level_md
     if measured is None:
@@ -358,25 +359,6 @@ def _trust_section(data: RunData) -> tuple[str, str]:
     md = f"\n## {title}\n\n" + markdown_table(head, styles) + "\n\n"
     md += (markdown_table(TRUST_HEAD, rows) + "\n\n" if rows else "") + note + "\n" + level_md
     return html + f'<p class="meta">{esc(note)}</p>' + level_html, md
-
-
-def _system_level_tables(config: dict[str, Any]) -> tuple[str, str]:
-    """The annotator's system-level bias per reply style and flaw (HTML, Markdown), when it records one."""
-    from voxeval.report._trust import measured_system_level
-    from voxeval.report._validity import VALIDITY_HEAD, validity_rows
-
-    measured = measured_system_level(config)
-    if measured is None:
-        return "", ""
-    figures, where = measured
-    rows = validity_rows(figures)
-    note = (
-        f"System-level validity, measured on {where}: the benchmark score a system of each "
-        "reply style (or flaw) gets with this annotator minus with gold labels (Δ, 95% bootstrap interval over the "
-        "replies). A difference between systems smaller than these Δ may come from the annotator."
-    )
-    html = table(VALIDITY_HEAD, rows, numeric=(1, 2, 3)) + f'<p class="meta">{esc(note)}</p>'
-    return html, "\n" + markdown_table(VALIDITY_HEAD, rows) + "\n\n" + note + "\n"
 
 
 def _content_summary(s: Any) -> Any:

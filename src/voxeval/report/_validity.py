@@ -128,3 +128,25 @@ VALIDITY_HEAD = [
     "WLCS Δ [95% CI]",
     "WED Δ [95% CI]",
 ]
+
+
+def system_level_section(config: Mapping[str, Any]) -> tuple[str, str]:
+    """The annotator's system-level bias per reply style and flaw for a run report (HTML, Markdown), when it is
+    recorded (:func:`~voxeval.report._trust.measured_system_level`); empty strings otherwise."""
+    from voxeval.report._html import esc, table
+    from voxeval.report._trust import measured_system_level
+
+    measured = measured_system_level(dict(config))
+    if measured is None:
+        return "", ""
+    figures, where = measured
+    rows = validity_rows(figures)
+    note = (
+        f"System-level validity, measured on {where}: the benchmark score a system of each "
+        "reply style (or flaw) gets with this annotator minus with gold labels (Δ, 95% bootstrap interval over the "
+        "replies). A difference between systems smaller than these Δ may come from the annotator."
+    )
+    html = table(VALIDITY_HEAD, rows, numeric=(1, 2, 3)) + f'<p class="meta">{esc(note)}</p>'
+    lines = ["| " + " | ".join(VALIDITY_HEAD) + " |", "|" + "---|" * len(VALIDITY_HEAD)]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return html, "\n" + "\n".join(lines) + "\n\n" + note + "\n"
