@@ -34,7 +34,7 @@ def run(out: Path, system: str, *extra: str) -> int:
     )
 
 
-def test_oracle_scores_zero_and_rerun_does_nothing(tmp_path) -> None:
+def test_oracle_scores_zero_and_rerun_does_nothing(tmp_path, monkeypatch) -> None:
     out = tmp_path / "run"
     assert run(out, "python:tests.run.doubles:echo_gold") == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -45,6 +45,14 @@ def test_oracle_scores_zero_and_rerun_does_nothing(tmp_path) -> None:
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
     assert config["prompts"]["system"]["text"] == "あなたは親切な日本語音声対話アシスタントです。"
     assert config["datasets"]["ja-assistant"]["sha256"]
+    # WLCS-c / WED-c of a run folder (the spans come from annotations.jsonl): the oracle's replies are the references.
+    from tests.cli.test_content_scores import ExactSpans
+    from voxeval.annotate._similarity import similarities
+    from voxeval.benchmark._da import load_run
+
+    monkeypatch.setitem(similarities._factories, "exact", ExactSpans)
+    content = load_run(out, "exact").sets[0].content.summary
+    assert (content.n, content.wlcs_c_mean, content.wed_c_mean, content.whole_text_steps) == (4, 1.0, 0.0, 0)
 
 
 def test_inputs_are_spec_format(tmp_path) -> None:
