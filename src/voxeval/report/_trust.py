@@ -109,7 +109,9 @@ def recorded_system_level(described: dict[str, Any], path: Path = RECORDED) -> t
         return None
     for record in json.loads(path.read_text(encoding="utf-8")):
         if (record.get("annotator"), record.get("sha256")) == (described.get("annotator"), described["sha256"]):
-            return record["system_level"], f"{record['dataset']} ({record['samples']} replies, {record['measured']})"
+            figures = record["system_level"]
+            scored = figures.get("all", {}).get("n", record["samples"])  # replies with a reference
+            return figures, f"{record['dataset']} ({scored} replies with a reference, {record['measured']})"
     return None
 
 
