@@ -98,7 +98,10 @@ def test_a_recorded_measurement_applies_to_its_exact_build_only(tmp_path: Path) 
     ]
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record), encoding="utf-8")
-    assert recorded_system_level({"annotator": "offline", "sha256": "abc"}, path) == (figures, "v (4 replies with a reference, d)")
+    assert recorded_system_level({"annotator": "offline", "sha256": "abc"}, path) == (
+        figures,
+        "v (4 replies with a reference, d)",
+    )
     assert recorded_system_level({"annotator": "offline", "sha256": "other"}, path) is None
     assert recorded_system_level({"annotator": "gold"}, path) is None
     # The shipped record is for the shipped offline build: a run with it shows the figures.
