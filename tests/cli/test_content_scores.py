@@ -104,3 +104,17 @@ def test_report_and_compare_with_content(tmp_path, capsys) -> None:
     assert result["content"]["wed_c_b_minus_a"] > 0 and result["b_minus_a"] == 0.0
     assert main(["compare", str(reference), str(swapped), "--content", "exact"]) == 0
     assert "Content-aware scores" in capsys.readouterr().out
+
+
+def test_a_similarity_out_of_range_is_refused() -> None:
+    from voxeval.run._content import content_set
+    from voxeval.run._scoring import score_predictions
+
+    class Broken(ExactSpans):
+        def similarities(self, pairs):
+            return [1.5 for _ in pairs]
+
+    samples = resolve_dataset("ja-assistant").samples[:2]
+    scored = score_predictions(samples, swapped_answer_predictions(samples, swap=False), dataset="d", system="s")
+    with pytest.raises(ValueError, match="in \\[0, 1\\]"):
+        content_set(scored, Broken())

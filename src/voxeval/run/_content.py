@@ -61,7 +61,10 @@ def content_set(scored: Any, similarity: SpanSimilarity) -> ContentSet:
         ]  # the only cells the metrics read
         pairs += [(g_spans[i], p_spans[j]) for i, j in cells]
         items.append((score, sample.acts, pred_acts, cells))
-    values = iter(similarity.similarities(pairs))
+    found = similarity.similarities(pairs)
+    if len(found) != len(pairs) or not all(0.0 <= v <= 1.0 for v in found):
+        raise ValueError(f"span similarity {similarity.name!r} must give one value in [0, 1] per pair")
+    values = iter(found)
     scores = []
     for score, g_acts, p_acts, cells in items:
         sim = [[0.0] * len(p_acts) for _ in g_acts]
