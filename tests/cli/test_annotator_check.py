@@ -29,6 +29,8 @@ def test_the_oracle_scores_perfectly_on_every_sample(tmp_path, capsys) -> None: 
     report = _check(capsys, data, tmp_path / "all.json")
     assert (report["samples"], report["wed_mean"], report["wlcs_mean"], report["exact_sequence_rate"]) == (12, 0, 1, 1)
     assert "sample" not in report and len(report["rows"]) == 12
+    level = report["system_level"]["all"]  # rows without a source are references: scored against their own acts
+    assert level["n"] == 12 and level["wlcs"]["gold"] == 1.0 and level["wlcs"]["delta"] == 0.0
 
 
 def test_sample_is_seeded_in_file_order_and_recorded(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -61,6 +61,8 @@ def test_the_report_shows_the_offline_annotators_measured_error_next_to_table_1(
     assert html.index("Table 1") < html.index("How far to trust the annotation") < html.index("Paired comparisons")
     chatty = f"{measured['by_style']['chatty']['wed_mean']:.3f}"
     assert chatty in html and f"| chatty | {measured['by_style']['chatty']['n']} | {chatty} |" in md
+    # The shipped build's system-level validity is recorded (report/measured): the section shows it.
+    assert "System-level validity, measured on da-replies-validation" in md and "| style=flawed |" in md
 
 
 def test_an_annotator_without_measured_error_says_how_to_check_it(tmp_path) -> None:

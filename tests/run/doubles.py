@@ -27,3 +27,8 @@ def flaky(turn: Turn) -> Reply:
     if turn.id.endswith("2"):
         raise RuntimeError("model crashed")
     return Reply(echo_gold(turn), meta={"audio_bytes": len(turn.audio)})
+
+
+def parrot(turn: Turn) -> str:
+    """Repeats the user's input with 「はい、」 in front: an echo, which must get no acts."""
+    return "はい、" + turn.reference_text

@@ -34,7 +34,7 @@ def run(out: Path, system: str, *extra: str) -> int:
     )
 
 
-def test_oracle_scores_zero_and_rerun_does_nothing(tmp_path) -> None:
+def test_oracle_scores_zero_and_rerun_does_nothing(tmp_path, monkeypatch) -> None:
     out = tmp_path / "run"
     assert run(out, "python:tests.run.doubles:echo_gold") == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -45,6 +45,14 @@ def test_oracle_scores_zero_and_rerun_does_nothing(tmp_path) -> None:
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
     assert config["prompts"]["system"]["text"] == "あなたは親切な日本語音声対話アシスタントです。"
     assert config["datasets"]["ja-assistant"]["sha256"]
+    # WLCS-c / WED-c of a run folder (the spans come from annotations.jsonl): the oracle's replies are the references.
+    from tests.cli.test_content_scores import ExactSpans
+    from voxeval.annotate._similarity import similarities
+    from voxeval.benchmark._da import load_run
+
+    monkeypatch.setitem(similarities._factories, "exact", ExactSpans)
+    content = load_run(out, "exact").sets[0].content.summary
+    assert (content.n, content.wlcs_c_mean, content.wed_c_mean, content.whole_text_steps) == (4, 1.0, 0.0, 0)
 
 
 def test_inputs_are_spec_format(tmp_path) -> None:
@@ -147,3 +155,20 @@ def test_dry_run_calls_nothing(tmp_path, capsys) -> None:
     plan = json.loads(capsys.readouterr().out)
     assert plan["systems"]["python:tests.run.doubles:echo_gold"]["calls"] == 4
     assert not out.exists()
+
+
+def test_echoes_get_no_acts_and_the_report_counts_them(tmp_path) -> None:
+    out = tmp_path / "run"
+    # The gold annotator fails on any text that is not a reference reply: the echo filter must answer first.
+    assert run(out, "python:tests.run.doubles:parrot") == 0
+    rows = lines(out / "annotations.jsonl")
+    assert len(rows) == 4 and all(r["status"] == "ok" and r["steps"] == [] and r["echo"] is True for r in rows)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["wlcs_mean"] == 0.0 and summary["excluded"] == 0
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["components"]["annotator"]["echo_filter"]["threshold"] == 0.8
+    report = (out / "report.md").read_text(encoding="utf-8")  # written by the run
+    assert (
+        "## Echoes of the input" in report
+        and "| ja-assistant | python:tests.run.doubles:parrot | 4 | 4 | 100% |" in report
+    )

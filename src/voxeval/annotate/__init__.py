@@ -5,6 +5,7 @@ from voxeval.annotate import (  # noqa: F401  (register "gold", "llm", "offline"
     _llm,
     _offline,
 )
+from voxeval.annotate._echo import Echo, annotate_guarded, detect_echo
 from voxeval.annotate._protocol import (
     Annotation,
     AnnotationFailed,
@@ -14,4 +15,14 @@ from voxeval.annotate._protocol import (
     annotators,
 )
 
-__all__ = ["Annotation", "AnnotationFailed", "AnnotationInput", "Annotator", "annotator_from_spec", "annotators"]
+__all__ = [
+    "Annotation",
+    "AnnotationFailed",
+    "AnnotationInput",
+    "Annotator",
+    "Echo",
+    "annotate_guarded",
+    "annotator_from_spec",
+    "annotators",
+    "detect_echo",
+]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from voxeval.acts import LABELS, Acts
+from voxeval.annotate._echo import annotate_guarded
 from voxeval.annotate._protocol import AnnotationFailed, AnnotationInput, Annotator
 from voxeval.data import GoldSample
 from voxeval.metrics import weighted_edit_distance, weighted_lcs
@@ -59,6 +60,8 @@ class CheckResult:
     """The numbers (also written as JSON)."""
     rows: list[dict[str, Any]]
     """Per-sample annotations and scores."""
+    predicted: dict[str, Acts] = dataclasses.field(default_factory=dict)
+    """The annotator's acts by sample id (first repeat; failed annotations left out)."""
 
 
 async def _annotate_all(annotator: Annotator, samples: Sequence[GoldSample], concurrency: int) -> list[Any]:
@@ -67,7 +70,7 @@ async def _annotate_all(annotator: Annotator, samples: Sequence[GoldSample], con
     async def one(s: GoldSample) -> Any:
         async with limit:
             try:
-                return await annotator.annotate(AnnotationInput(s.output_text, s.input_text, s.background))
+                return await annotate_guarded(annotator, AnnotationInput(s.output_text, s.input_text, s.background))
             except AnnotationFailed as exc:
                 return exc
 
@@ -81,13 +84,16 @@ def _mean(values: Sequence[float]) -> float | None:
 def check_annotator(
     annotator: Annotator, samples: Sequence[GoldSample], *, repeats: int = 1, concurrency: int = 8
 ) -> CheckResult:
-    """Annotate the gold replies (``repeats`` times) and compare with the gold sequences."""
+    """Annotate the gold replies (``repeats`` times) and compare with the gold sequences; ``predicted`` keeps the acts
+    for the system-level figures (:func:`voxeval.report._validity.system_level`)."""
     runs = [asyncio.run(_annotate_all(annotator, samples, concurrency)) for _ in range(max(repeats, 1))]
     rows, wed, wlcs, pairs, failures = [], [], [], [], []
+    predicted: dict[str, Acts] = {}
     for sample, result in zip(samples, runs[0], strict=True):
         if isinstance(result, AnnotationFailed):
             failures.append({"id": sample.id, "error": str(result), "raw": result.raw})
             continue
+        predicted[sample.id] = result.acts
         edit = weighted_edit_distance(gold=sample.acts, pred=result.acts)
         wed.append(edit.total)
         wlcs.append(weighted_lcs(gold=sample.acts, pred=result.acts))
@@ -114,7 +120,7 @@ def check_annotator(
     }
     if repeats > 1:
         report["self_consistency"] = _consistency(runs)
-    return CheckResult(report, rows)
+    return CheckResult(report, rows, predicted)
 
 
 def _consistency(runs: list[list[Any]]) -> dict[str, Any]:

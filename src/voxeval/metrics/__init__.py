@@ -5,6 +5,14 @@ Every metric takes ``(gold, pred)`` in that order; the batch versions give bit-i
 
 from voxeval.metrics._aggregate import SampleScore, Summary, score_sample, summarise, summary_of
 from voxeval.metrics._batch import BatchScores, PaddedActs, pad, score_batch
+from voxeval.metrics._content import (
+    ContentScore,
+    ContentSummary,
+    content_wed,
+    content_wlcs,
+    score_content,
+    summarise_content,
+)
 from voxeval.metrics._rows import BatchRows, batch_rows
 from voxeval.metrics._wed import EditOp, EditResult, weighted_edit_distance
 from voxeval.metrics._wlcs import gold_coverage, weighted_lcs
@@ -12,17 +20,23 @@ from voxeval.metrics._wlcs import gold_coverage, weighted_lcs
 __all__ = [
     "BatchRows",
     "BatchScores",
+    "ContentScore",
+    "ContentSummary",
     "EditOp",
     "EditResult",
     "PaddedActs",
     "SampleScore",
     "Summary",
     "batch_rows",
+    "content_wed",
+    "content_wlcs",
     "gold_coverage",
     "pad",
     "score_batch",
+    "score_content",
     "score_sample",
     "summarise",
+    "summarise_content",
     "summary_of",
     "weighted_edit_distance",
     "weighted_lcs",

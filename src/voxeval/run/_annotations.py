@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.acts import acts_to_json
-from voxeval.annotate import AnnotationFailed, AnnotationInput, Annotator
+from voxeval.annotate import AnnotationFailed, AnnotationInput, Annotator, annotate_guarded
 from voxeval.data import Dataset
 from voxeval.run._executor import Row, Task
 from voxeval.run._replies import reply_key
@@ -21,13 +21,15 @@ sentence-encoder call), so the stage keeps this many in flight instead of a netw
 async def annotate_one(annotator: Annotator, item: AnnotationInput) -> Row:
     """The annotation of one reply: ``ok`` with its steps, or ``failed`` with the raw output.
 
-    An annotator error other than :class:`AnnotationFailed` propagates: the stage runner records it.
+    An echo of the user's input gets no acts without calling the annotator (``echo: true`` in the row, see
+    :mod:`voxeval.annotate._echo`). An annotator error other than :class:`AnnotationFailed` propagates: the stage
+    runner records it.
     """
     if not item.reply.strip():
         # Nothing was said, so there is nothing to label: an empty act sequence, without calling the annotator.
         return {"status": "ok", "steps": [], "note": "empty reply"}
     try:
-        annotation = await annotator.annotate(item)
+        annotation = await annotate_guarded(annotator, item)
     except AnnotationFailed as exc:
         return {"status": "failed", "error": str(exc), "raw": exc.raw, "attempts": exc.attempts}
     return {"status": "ok", "steps": acts_to_json(annotation.acts), "raw": annotation.raw, **annotation.meta}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from voxeval.data import GoldSample, Prediction, atomic_write_json, atomic_write_jsonl, atomic_write_text
 from voxeval.errors import InputError, Location
@@ -28,6 +29,8 @@ class ScoredSet:
     """One score per gold sample that was scored (missing predictions included, failures excluded)."""
     summary: Summary
     """Table 1 numbers."""
+    content: Any = None
+    """WLCS-c / WED-c (a :class:`~voxeval.run._content.ContentSet`), when asked for (they need an encoder)."""
 
 
 def score_predictions(
@@ -65,7 +68,7 @@ def score_predictions(
 
 def table_row(scored: ScoredSet) -> TableRow:
     """The Table 1 row of a scored set."""
-    return TableRow(scored.dataset, scored.system, scored.summary)
+    return TableRow(scored.dataset, scored.system, scored.summary, scored.content.summary if scored.content else None)
 
 
 def scored_representatives(scored: ScoredSet) -> list[Representative]:

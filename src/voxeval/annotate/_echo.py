@@ -1,0 +1,136 @@
+"""Echo detection: a reply that only repeats the user's input performs no act of the assistant.
+
+Weak speech models and cascades often answer a misheard or unclear input by repeating it (「タイマが決して」 →
+「タイマが決して」). An annotator reading such a reply alone sees a sentence about the topic and labels it, so an
+echo system can outscore a flawed but real one. :func:`detect_echo` is a pure, character-level check applied
+before any annotator is called (:func:`annotate_guarded`), so every annotator (``offline``, ``llm:…``) and every
+command that annotates (``voxeval run``, ``voxeval annotate``, ``voxeval annotator-check``) treats echoes alike.
+
+Both texts are normalised (:func:`normalise`): NFKC, lower case, leading fillers (「はい、」「ええと」「うーん」…)
+removed, then punctuation, spaces, the long-vowel mark 「ー」 and the particles in :data:`PARTICLES` dropped
+(an echo with a particle changed or a vowel lengthened is the same echo). The similarity is one minus the
+Levenshtein distance over the longer length; the reply is an echo when it reaches :data:`THRESHOLD` and the
+normalised reply is at most :data:`MAX_LENGTH_RATIO` times the normalised input (a reply that quotes the input
+and then answers is longer, so it is not an echo). Inputs shorter than :data:`MIN_INPUT_CHARS` after
+normalisation, or that are a filler (「はい」, 「うん」), are never judged: every short reply would look like them.
+The figures that chose the thresholds are in docs/annotators.md ("Echoes": echoes of every ja-assistant input
+caught, genuine replies flagged).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from voxeval.annotate._protocol import Annotation, AnnotationInput, Annotator
+
+THRESHOLD = 0.8
+"""Minimum normalised similarity for a reply to count as an echo of the input."""
+
+MAX_LENGTH_RATIO = 1.5
+"""An echo's normalised reply is at most this many times as long as the normalised input."""
+
+MIN_INPUT_CHARS = 2
+"""Inputs shorter than this (normalised, particles kept) are not judged."""
+
+FILLERS = ("はい", "ええと", "えっと", "ええ", "うーん", "うん", "あの", "えー", "そうですね", "了解")
+"""Words that may open an echo (「はい、3分測って」) and are removed from its start, repeatedly."""
+
+PARTICLES = "をがはにでともへのやねよ"
+"""One-character particles (case and sentence-final) dropped before comparing (「タイマーを消して」 ≈
+「タイマーが消して」)."""
+
+_PUNCTUATION = re.compile(r"[\s\W_ー〜~]+")
+_PARTICLE = re.compile(f"[{PARTICLES}]")
+
+
+@dataclass(frozen=True)
+class Echo:
+    """How close a reply is to the user's input."""
+
+    similarity: float | None
+    """1 − Levenshtein distance / longer length, on the normalised texts; ``None`` when not computed (an input too
+    short to judge, or lengths so different that the reply cannot be an echo)."""
+    is_echo: bool
+    """True when the reply only repeats the input (see the module docstring for the rule)."""
+
+
+_SEPARATORS = " 、。,.!?！？…・"
+_LEADING = re.compile(
+    "^(?:[{sep}]*(?:{fillers})(?=.))*[{sep}]*".format(
+        sep=re.escape(_SEPARATORS), fillers="|".join(map(re.escape, FILLERS))
+    ),
+    re.DOTALL,
+)
+"""Leading separators and fillers, repeatedly (a filler is kept when nothing follows it: 「はい」 alone)."""
+
+
+def normalise(text: str, *, particles: bool = False) -> str:
+    """The text as compared: NFKC, lower case, leading fillers removed, punctuation/space/ー dropped, and the
+    particles too unless ``particles``.
+
+    >>> normalise("はい、タイマーを消して。"), normalise("次は？", particles=True), normalise("はい", particles=True)
+    ('タイマ消して', '次は', 'はい')
+    """
+    text = _LEADING.sub("", unicodedata.normalize("NFKC", text).lower().strip(), count=1)
+    text = _PUNCTUATION.sub("", text)
+    return text if particles else _PARTICLE.sub("", text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _input_forms(user_input: str) -> tuple[str, str]:
+    """The input without and with particles (inputs repeat across the systems of a run: computed once each)."""
+    return normalise(user_input), normalise(user_input, particles=True)
+
+
+def _levenshtein(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, start=1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def detect_echo(reply: str, user_input: str) -> Echo:
+    """Whether ``reply`` only repeats ``user_input``.
+
+    >>> detect_echo("はい、3分測って", "3分測って").is_echo
+    True
+    >>> detect_echo("3分のタイマーをスタートしました。", "3分測って").is_echo
+    False
+    """
+    u, whole = _input_forms(user_input)
+    r = normalise(reply)
+    if len(whole) < MIN_INPUT_CHARS or whole in FILLERS or not r:
+        return Echo(None, False)  # too short to tell an echo from a short genuine reply («はい» → «はい»)
+    if len(r) > MAX_LENGTH_RATIO * len(u) or 1.0 - abs(len(r) - len(u)) / max(len(r), len(u)) < THRESHOLD:
+        return Echo(None, False)  # the lengths alone rule an echo out (the similarity is at most that bound)
+    similarity = 1.0 - _levenshtein(r, u) / max(len(r), len(u))
+    return Echo(similarity, similarity >= THRESHOLD)
+
+
+async def annotate_guarded(annotator: Annotator, item: AnnotationInput) -> Annotation:
+    """The annotator's labels for ``item``, unless the reply is an echo of the user's input: then no acts.
+
+    An echo's annotation carries ``meta["echo"] = True`` and the similarity, and the annotator is not called.
+    Without a known user input nothing is judged.
+    """
+    if item.user_input:
+        echo = detect_echo(item.reply, item.user_input)
+        if echo.is_echo:
+            return Annotation((), None, {"echo": True, "echo_similarity": round(echo.similarity or 0.0, 4)})
+    return await annotator.annotate(item)
+
+
+def echo_settings() -> dict[str, Any]:
+    """The detector's thresholds, for ``config.json``."""
+    return {
+        "threshold": THRESHOLD,
+        "max_length_ratio": MAX_LENGTH_RATIO,
+        "min_input_chars": MIN_INPUT_CHARS,
+        "particles": PARTICLES,
+    }
