@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -15,6 +16,8 @@ from pathlib import Path
 RAY = str(Path(sys.executable).with_name("ray"))
 STARTUP_SECONDS = 180.0
 """How long a node may take to start on a loaded two-core machine before the test fails with its log."""
+STARTS = 3
+"""Start-ups tried per node when Ray's own start-up timeout runs out (see :func:`start_node`)."""
 
 
 def free_ports(n: int) -> list[int]:
@@ -66,6 +69,8 @@ class Node:
     """Its output."""
     temp_dir: Path
     """The node's Ray temp dir."""
+    port: int
+    """The GCS port (the head's ``--port``; unused on other nodes)."""
     seen: set[int] = field(default_factory=set)
     """Every pid ever seen below it (stopped at the end even if reparented)."""
 
@@ -80,7 +85,7 @@ class Node:
                 cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if name in cmd.split(" ", 1)[0]:
+            if name in cmd.split(" ", 1)[0].rpartition("/")[2]:
                 return pid
         raise LookupError(f"no {name} under ray start {self.process.pid}")
 
@@ -96,15 +101,27 @@ class Node:
                 self.process.wait()
         for pid in [*pids, *self.pids()]:
             if alive(pid):
-                try:
+                with contextlib.suppress(ProcessLookupError):  # it ended between the check and the kill
                     os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
 
 
 def start_node(root: Path, name: str, env: dict[str, str], head: str | None = None, cpus: int = 1) -> Node:
     """``ray start --block`` a node named ``name`` (the head if ``head`` is None, else joining it) and wait until
-    it says it started; its ports are free ones, its temp dir ``root/name``."""
+    it says it started; its ports are free ones, its temp dir ``root/name``.
+
+    Ray gives a raylet a fixed 30 s to register, its agents' start included; on a two-core machine loaded by other
+    work that can run out ("The current node timed out during startup"): then the node is stopped and started
+    again, up to ``STARTS`` times in all; any other failure fails at once with the node's log."""
+    for attempt in range(1, STARTS + 1):
+        try:
+            return _start_node(root, f"{name}-{attempt}" if attempt > 1 else name, env, head, cpus)
+        except TimeoutError:
+            if attempt == STARTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _start_node(root: Path, name: str, env: dict[str, str], head: str | None, cpus: int) -> Node:
     ports = free_ports(8)
     temp_dir = root / name
     if head is None:  # options only a head takes (no dashboard, and no fixed 8265/10001 ports)
@@ -121,12 +138,14 @@ def start_node(root: Path, name: str, env: dict[str, str], head: str | None = No
     log = root / f"{name}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
-    node = Node(process, log, temp_dir)
+    node = Node(process, log, temp_dir, ports[0])
     deadline = time.monotonic() + STARTUP_SECONDS
     while b"Ray runtime started" not in log.read_bytes():
         if process.poll() is not None or time.monotonic() > deadline:
             node.stop()
-            raise RuntimeError(f"ray start {name} did not start:\n{log.read_text(errors='replace')[-3000:]}")
+            text = log.read_text(errors="replace")
+            slow = "timed out during startup" in text or process.returncode is None
+            raise (TimeoutError if slow else RuntimeError)(f"ray start {name} did not start:\n{text[-3000:]}")
         time.sleep(0.2)
     node.pids()
     return node

@@ -49,12 +49,12 @@ def _servicers(state: FakeGcs) -> tuple[Any, Any]:
             context.abort(grpc.StatusCode.UNAUTHENTICATED, "InvalidAuthToken: Authentication token is missing")
 
     class Nodes(rpc.NodeInfoGcsServiceServicer):  # type: ignore[misc]
-        def GetClusterId(self, request: Any, context: Any) -> Any:  # noqa: N802 (Ray's method name)
+        def GetClusterId(self, request: Any, context: Any) -> Any:  # Ray's method name
             check(context)
             return pb.GetClusterIdReply(cluster_id=b"\x01" * 28)
 
     class Kv(rpc.InternalKVGcsServiceServicer):  # type: ignore[misc]
-        def InternalKVGet(self, request: Any, context: Any) -> Any:  # noqa: N802
+        def InternalKVGet(self, request: Any, context: Any) -> Any:
             check(context)
             return pb.InternalKVGetReply(value=json.dumps(state.metadata or OURS).encode())
 
@@ -121,7 +121,7 @@ def test_the_token_is_found_where_ray_looks_for_it_in_rays_order(gcs, monkeypatc
 def test_a_cluster_that_wants_a_token_gets_the_one_ray_reads_and_the_driver_switches_to_token_mode(
     gcs, monkeypatch, tmp_path, where
 ) -> None:
-    address, state, switched = gcs
+    address, _, switched = gcs
     if where == "home":
         home_token(tmp_path, TOKEN)
     elif where == "path":
