@@ -64,7 +64,10 @@ def _read_token(source: TokenSource) -> str:
     """The token itself, for the probe's request header only."""
     if source.path is None:
         return os.environ[TOKEN_ENV].strip()
-    return source.path.read_text(encoding="utf-8").strip()
+    try:
+        return source.path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the Ray authentication token from {source.where}: {exc}") from None
 
 
 def connect_ray(ray: Any, address: str | None, cpus: int) -> None:
