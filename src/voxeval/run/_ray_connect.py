@@ -15,6 +15,7 @@ named in Ray's ``ray_current_cluster`` file, stale or someone else's.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import platform
@@ -130,8 +131,10 @@ def _ask(address: str, token: str | None) -> tuple[str, dict[str, Any]]:
     """``("ok", metadata)``, ``("unauthenticated", {})`` or ``(reason, {})`` from the GCS at ``address``."""
     try:
         import grpc
-        from ray.core.generated import gcs_service_pb2 as pb
-        from ray.core.generated import gcs_service_pb2_grpc as rpc
+
+        # Generated protobuf modules: typed as Any (they ship no stubs).
+        pb: Any = importlib.import_module("ray.core.generated.gcs_service_pb2")
+        rpc: Any = importlib.import_module("ray.core.generated.gcs_service_pb2_grpc")
     except ImportError:
         raise MissingDependencyError("--ray-address", "distributed", "grpcio") from None
     headers = [("authorization", f"Bearer {token}")] if token else []
@@ -170,9 +173,8 @@ def _reason(code: Any, details: str) -> str:
 def _enable_token_mode() -> None:
     """Token mode for this process, as Ray's own ``ray.init()`` does for a cluster it finds by itself."""
     os.environ[AUTH_MODE_ENV] = "token"
-    from ray._raylet import Config
-
-    Config.initialize("")  # Ray caches its config at import: re-read it so the driver sends the token
+    raylet: Any = importlib.import_module("ray._raylet")  # compiled: no stubs
+    raylet.Config.initialize("")  # Ray caches its config at import: re-read it so the driver sends the token
 
 
 def check_versions(address: str, metadata: dict[str, Any], ray_version: str) -> None:
