@@ -201,6 +201,13 @@ def test_an_address_where_no_ray_cluster_answers_fails_at_once(gcs, address) -> 
         assert "(connection refused)" in text
 
 
+def test_a_host_name_that_does_not_resolve_is_said_so() -> None:
+    # gRPC's own description (resolving a real name here would wait on the machine's DNS)
+    details = "DNS resolution failed for nohost:6379: C-ares status is not ARES_SUCCESS qtype=A: Domain name not found]"
+    assert _ray_connect._reason(grpc.StatusCode.UNAVAILABLE, details) == "the host name does not resolve"
+    assert _ray_connect._reason(grpc.StatusCode.UNAVAILABLE, "x: y: Socket closed]") == "Socket closed"
+
+
 class RecordingRay:
     """Stands in for the ``ray`` module: records ``init`` calls."""
 

@@ -164,9 +164,11 @@ def _reason(code: Any, details: str) -> str:
     """A few words for why nothing answered: the last clause of gRPC's description, or its status."""
     if "Connection refused" in details:
         return "connection refused"
+    if "DNS resolution failed" in details:
+        return "the host name does not resolve"
     if code is not None and code.name == "DEADLINE_EXCEEDED":
         return f"no answer within {PROBE_SECONDS:g} s"
-    last = details.strip().rpartition(": ")[2] or (code.name.lower() if code is not None else "no answer")
+    last = details.strip().rstrip("]").rpartition(": ")[2] or (code.name.lower() if code is not None else "no answer")
     return f"{last} (not a Ray GCS?)" if code is not None and code.name == "UNIMPLEMENTED" else last
 
 
