@@ -65,9 +65,10 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--ray-address",
         metavar="ADDRESS",
-        help="with --executor ray: the cluster to join, e.g. 10.0.0.1:6379 (default: $RAY_ADDRESS, else a local "
-        "Ray started with this machine's CPUs); the run directory and datasets must be on storage shared by "
-        "every node at the same path",
+        help="with --executor ray: the cluster to join, e.g. 10.0.0.1:6379 (default: $RAY_ADDRESS, else a private "
+        "local Ray started with this machine's CPUs); a cluster with token authentication gets the token Ray reads "
+        "($RAY_AUTH_TOKEN, $RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token); the run directory and datasets must be on "
+        "storage shared by every node at the same path (docs/scale.md)",
     )
     p.add_argument("--no-cache", action="store_true", help="do not reuse identical provider calls from the cache")
     p.add_argument("--dry-run", action="store_true", help="print what would be called, and an estimate; call nothing")

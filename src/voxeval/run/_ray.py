@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 from voxeval.errors import ConfigError, MissingDependencyError
 from voxeval.run._executor import Outcome, Task, Worker
+from voxeval.run._ray_connect import connect_ray
 from voxeval.workers import THREADS_ENV
 
 P = TypeVar("P")
@@ -183,13 +184,11 @@ class RayExecutor:
         self._per_task: float | None = None
 
     def connect(self) -> Any:
-        """Join the cluster at ``address``, or start a local Ray with this machine's CPUs; reuse a live session."""
+        """Join the cluster at ``address`` (token authentication as the cluster wants it, one-line errors naming
+        the fix), or start a private local Ray with this machine's CPUs; reuse a live session."""
         ray = import_ray()
         if not ray.is_initialized():
-            if self.address:
-                ray.init(address=self.address, logging_level="WARNING")
-            else:
-                ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, logging_level="WARNING")
+            connect_ray(ray, self.address, os.cpu_count() or 1)
         return ray
 
     @property
@@ -236,7 +235,9 @@ class RayExecutor:
                 # (counting only after completions read 0 when every call finished in the same wait).
                 self.busy = (sum(1 for s in slots if s.queue), len(slots))
                 probes = {s.probe: s for s in slots if s.probe is not None}
-                if not calls and not probes:
+                # Nothing in flight and a live actor got nothing: the work is done. Do not wait for an actor Ray is
+                # still restarting: after its node is lost it may wait for a CPU that the live actors hold.
+                if not calls and (not probes or len(probes) < len(slots)):
                     break
                 ready = await asyncio.to_thread(_finished, ray, [*calls, *probes])
                 for ref in [r for r in ready if r in probes]:
