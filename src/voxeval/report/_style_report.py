@@ -12,6 +12,7 @@ from voxeval.data import atomic_write_text, read_log
 from voxeval.report import _plots as plots
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._stats import bootstrap_ci, paired_test
+from voxeval.run._keys import read_run_log
 
 
 def _ci(values: list[float]) -> str:
@@ -29,7 +30,8 @@ def load_judgements(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
     first = next((line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()), "{}")
     vstyle = "key" not in json.loads(first)
     by_system: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in read_log(path, "id" if vstyle else "key").values():
+    rows = read_log(path, "id") if vstyle else read_run_log(path)
+    for row in rows.values():
         if vstyle:
             row = {"dataset": "", "system": row.get("model_name") or "", **row}
         by_system[row["system"]].append(row)
@@ -219,7 +221,7 @@ def build_style_reports(
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     systems = summary["systems"] if "systems" in summary else summary["models"]  # a `voxeval judge` summary
     judged = load_judgements(run_dir)
-    replies = read_log(run_dir / "replies.jsonl", "key") if (run_dir / "replies.jsonl").exists() else {}
+    replies = read_run_log(run_dir / "replies.jsonl")
     usage_html, usage_md = usage_section(replies, prices)
     overall_rows, paired, dist = _overall_rows(systems), _paired(judged), _distribution(judged)
     ability_head, ability_rows = _ability_table(summary, judged)
