@@ -231,10 +231,17 @@ def test_report_of_a_score_folder_reads_the_recorded_gold_not_the_working_direct
 _part = st.text(alphabet="ab/%2F", max_size=6)
 
 
-@given(st.tuples(_part, _part, _part), st.tuples(_part, _part, _part))
-def test_distinct_names_always_give_distinct_keys(first: tuple[str, str, str], second: tuple[str, str, str]) -> None:
-    assert (reply_key(*first) == reply_key(*second)) == (first == second)
-    assert (sample_key(*first[::2]) == sample_key(*second[::2])) == (first[::2] == second[::2])
+def _unescape(part: str) -> str:
+    return part.replace("%2F", "/").replace("%25", "%")
+
+
+@given(_part, _part, _part)
+def test_a_key_names_its_parts_unambiguously(dataset: str, system: str, sample: str) -> None:
+    """Keys split back into exactly their parts, so distinct (dataset, system, id) never share one: with names
+    joined as they were, ``("d", "s/x", "1")`` and ``("d", "s", "x/1")`` shared ``d/s/x/1``."""
+    assert [_unescape(p) for p in reply_key(dataset, system, sample).split("/")] == [dataset, system, sample]
+    assert [_unescape(p) for p in sample_key(dataset, sample).split("/")] == [dataset, sample]
+    assert reply_key("d", "s/x", "1") != reply_key("d", "s", "x/1")
 
 
 class PathEcho(MockServer):
@@ -347,7 +354,7 @@ def test_a_config_json_that_is_a_directory_is_refused(
 
 # Group 9: tampered log lines and settings files --------------------------------------------------------------------
 
-NO_STATUS = '{"key": "set/replay:replies/s0", "dataset": "set", "system": "replay:replies", "id": "s0"}'
+NO_STATUS = '{"key": "set/replay:replies/s9", "dataset": "set", "system": "replay:replies", "id": "s9"}'
 
 
 @pytest.mark.parametrize("log", ["inputs", "replies", "annotations"])
@@ -362,7 +369,7 @@ def test_a_tampered_log_line_is_an_error_naming_file_and_line(
     data, out, system = finished
     path = out / f"{log}.jsonl"
     if log == "inputs" and "system" in line:
-        line = '{"key": "set/s0", "dataset": "set"}'  # an input row without its id
+        line = '{"key": "set/s9", "dataset": "set"}'  # an input row without its id
     with path.open("a") as handle:
         handle.write(line + "\n")
     lines = len(path.read_text().splitlines())
