@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.data import atomic_write_text, read_log
+from voxeval.io._keys import read_run_log
 from voxeval.report import _plots as plots
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._stats import bootstrap_ci, paired_test
-from voxeval.run._keys import read_run_log
 
 
 def _ci(values: list[float]) -> str:
