@@ -142,6 +142,28 @@ def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tup
         yield number, _decode_line(raw, Location(name, number))
 
 
+def read_json_object(path: str | Path) -> dict[str, Any] | None:
+    """A JSON file holding one object (``config.json``, ``summary.json``); ``None`` when there is none.
+
+    Unreadable bytes, invalid JSON (NaN included) or anything but an object raise :class:`InputError` naming the
+    file: a tampered or truncated file is never a traceback.
+    """
+    where = Location(str(path))
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(where, f"cannot read it: {exc}") from None
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise InputError(where, f"invalid JSON ({exc}); restore it or use a new --out folder") from None
+    if not isinstance(value, dict):
+        raise InputError(where, f"must be a JSON object, got {type(value).__name__}; not a file voxeval writes")
+    return value
+
+
 def dumps(row: Any) -> str:
     """One compact JSON line (no trailing newline), UTF-8 text kept readable, NaN refused."""
     return json.dumps(row, ensure_ascii=False, allow_nan=False, separators=(",", ":"))

@@ -29,20 +29,12 @@ def read_config(run_dir: Path) -> dict[str, Any] | None:
     Unreadable bytes, invalid JSON, or anything but an object with a ``settings`` object raise
     :class:`InputError` naming the file (a tampered or truncated file never becomes a traceback).
     """
+    from voxeval.io import read_json_object
+
     path = run_dir / "config.json"
-    where = Location(str(path))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    config = read_json_object(path)
+    if config is None:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(where, f"cannot read it: {exc}") from None
-    try:
-        config = json.loads(text)
-    except ValueError as exc:
-        raise InputError(where, f"invalid JSON ({exc}); restore it or use a new --out folder") from None
-    if not isinstance(config, dict):
-        raise InputError(where, f"must be a JSON object, got {type(config).__name__}; not a voxeval config")
     if not isinstance(config.get("settings"), dict):
         raise InputError(Location(str(path), field="settings"), "missing or not an object; not a voxeval config")
     return config
