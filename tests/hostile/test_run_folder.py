@@ -166,6 +166,28 @@ def test_a_reply_audio_path_read_back_for_the_judge_must_stay_inside_the_run(tmp
     assert "replies.jsonl" in str(info.value)
 
 
+def _replay_audio(tmp_path: Path, kind: str) -> str:
+    folder = tmp_path / "replay"
+    folder.mkdir()
+    (tmp_path / "outside.wav").write_bytes(sine_wav(0.1))
+    audio = {"absolute": str(tmp_path / "outside.wav"), "dotdot": "../outside.wav", "symlink": "link.wav"}[kind]
+    if kind == "symlink":
+        (folder / "link.wav").symlink_to(tmp_path / "outside.wav")
+    return f"replay:{write_jsonl(folder / 'replies.jsonl', [{'id': 's0', 'text': 'x', 'audio': audio}])}"
+
+
+@pytest.mark.parametrize("kind", ["absolute", "dotdot", "symlink"])
+def test_a_replay_files_audio_must_stay_inside_its_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """Held before issue 31 (listed so the class is complete): replay audio resolves inside the replay's folder."""
+    data = _dataset(tmp_path / "data")
+    out = tmp_path / "run"
+    capsys.readouterr()
+    _refused(capsys, _run(out, data, [_replay_audio(tmp_path, kind)]), "replies.jsonl:1", "audio")
+    assert not out.exists()
+
+
 # Group 3: the report is built from what the run holds ------------------------------------------------------------
 
 
