@@ -14,7 +14,7 @@ def _run(tmp_path: Path, judge: str) -> Path:
     summary = {"systems": {"sys": {"overall": 3.0, "coverage": 1.0, "ok": 2, "failed": 0, "not_measured": 0}}}
     (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     rows = [
-        {"key": f"sys/{i}", "system": "sys", "dataset": "d", "id": str(i), "ability": "acoustic_attributes/speed",
+        {"key": f"d/sys/{i}", "system": "sys", "dataset": "d", "id": str(i), "ability": "acoustic_attributes/speed",
          "status": "ok", "score": score, "judge": judge, "attributes": {}}
         for i, score in enumerate((2, 4))
     ]  # fmt: skip

@@ -6,10 +6,8 @@ runner find it by name. Built in: ``da`` (dialogue acts, spec 003) and ``style``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from voxeval.errors import ConfigError, InputError, Location
 from voxeval.registry import Registry
@@ -41,11 +39,13 @@ def get_benchmark(name: str) -> Benchmark:
 def benchmark_of(run_dir: Path) -> Benchmark:
     """The benchmark whose folder ``run_dir`` is: a run names it in ``config.json``; a ``voxeval judge`` folder is
     a style folder."""
+    from voxeval.run._config import read_config
+
     path = run_dir / "config.json"
-    if not path.is_file():
+    config = read_config(run_dir)
+    if config is None:
         raise InputError(Location(str(run_dir)), "not a run directory (no config.json)")
-    config: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    settings = config.get("settings") or {}
+    settings = config["settings"]
     name = settings.get("benchmark") or ("style" if "judge" in settings else None)
     if name is None:
         raise InputError(Location(str(path), field="settings.benchmark"), "missing: cannot tell which report to build")

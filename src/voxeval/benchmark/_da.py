@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,13 +11,13 @@ from voxeval.acts import parse_acts
 from voxeval.annotate import Annotator
 from voxeval.data import Dataset, Prediction, resolve_dataset
 from voxeval.errors import InputError, Location
-from voxeval.io import read_log
 from voxeval.languages import LANGUAGES
 from voxeval.report import RunData
 from voxeval.run import Plan, RunRequest, RunSettings, StageRun
 from voxeval.run._annotations import AnnotateWorker, annotate_replies
 from voxeval.run._inputs import check_dataset_audio, dataset_input_items
-from voxeval.run._replies import dataset_reply_items, reply_key
+from voxeval.run._keys import read_run_log, reply_key
+from voxeval.run._replies import dataset_reply_items
 from voxeval.run._scoring import ScoredSet, score_predictions, table_row, write_score_outputs
 
 
@@ -30,12 +29,36 @@ def load_datasets(settings: RunSettings, limit: int | None) -> list[Dataset]:
     names = distinct_names(
         [Entry(spec, d.name) for spec, d in zip(settings.datasets, resolved, strict=True)], "--dataset"
     )
+    return [_cut(Dataset(name, d.path, d.samples), settings, limit) for d, name in zip(resolved, names, strict=True)]
+
+
+def _cut(whole: Dataset, settings: RunSettings, limit: int | None) -> Dataset:
+    dataset = whole.split(settings.split)
+    return dataset if limit is None else Dataset(dataset.name, dataset.path, dataset.samples[:limit])
+
+
+def recorded_datasets(run_dir: Path, config: dict[str, Any], settings: RunSettings) -> list[Dataset]:
+    """The datasets a run used, found by the path and sha256 its ``config.json`` recorded (never the working
+    directory's file of the same name): see :mod:`voxeval.run._recorded`."""
+    from voxeval.data import builtin_path, load_gold
+    from voxeval.run._names import split_named
+    from voxeval.run._recorded import locate_recorded
+
+    recorded = config.get("datasets")
+    if not isinstance(recorded, dict) or len(recorded) != len(settings.datasets):
+        where = Location(str(run_dir / "config.json"), field="datasets")
+        raise InputError(where, "must record one {path, sha256} per dataset of the settings; not a voxeval config")
     loaded = []
-    for whole, name in zip(resolved, names, strict=True):
-        dataset = Dataset(name, whole.path, whole.samples).split(settings.split)
-        if limit is not None:
-            dataset = Dataset(dataset.name, dataset.path, dataset.samples[:limit])
-        loaded.append(dataset)
+    for spec, (name, entry) in zip(settings.datasets, recorded.items(), strict=True):
+        given = split_named(spec)[1]
+        builtin = None
+        if Path(given).suffix != ".jsonl":
+            try:
+                builtin = str(builtin_path(given))
+            except InputError:
+                builtin = None
+        path = locate_recorded(run_dir, entry, f"datasets.{name}", also=builtin)
+        loaded.append(_cut(Dataset(name, path, tuple(load_gold(path))), settings, config.get("limit")))
     return loaded
 
 
@@ -68,8 +91,8 @@ def scored_sets(
     run_dir: Path, datasets: list[Dataset], system_names: list[str]
 ) -> tuple[list[ScoredSet], dict[str, dict[str, Any]]]:
     """Score whatever the run directory's logs hold (read-only); also returns the reply rows by key."""
-    replies = read_log(run_dir / "replies.jsonl", "key")
-    annotations = read_log(run_dir / "annotations.jsonl", "key")
+    replies = read_run_log(run_dir / "replies.jsonl")
+    annotations = read_run_log(run_dir / "annotations.jsonl")
     sets = [
         score_predictions(
             list(d.samples), predictions_for(d, s, replies, annotations), dataset=d.name, system=s, ignore_extra=True
@@ -96,16 +119,19 @@ def score_config(settings: dict[str, Any], sha256: dict[str, str]) -> dict[str, 
     hashes as they were scored (``"gold"``, ``"pred"``; :class:`~voxeval.run._score_stream.ScoredFiles`)."""
     from voxeval import __version__
 
-    files = {name: {"path": settings[name], "sha256": sha256[name]} for name in ("gold", "pred")}
+    # Absolute, so that `voxeval report` finds them from any working directory (it checks the sha256).
+    files = {name: {"path": str(Path(settings[name]).resolve()), "sha256": sha256[name]} for name in ("gold", "pred")}
     return {"voxeval_version": __version__, "settings": {"benchmark": "da", **settings}, "files": files}
 
 
 def _load_scored(run_dir: Path, config: dict[str, Any]) -> RunData:
     from voxeval.data import load_gold, load_predictions
+    from voxeval.run._recorded import locate_recorded
 
-    s = config["settings"]
+    s, files = config["settings"], config.get("files") or {}
+    gold, pred = (locate_recorded(run_dir, files.get(name), f"files.{name}") for name in ("gold", "pred"))
     scored = score_predictions(
-        load_gold(s["gold"]), load_predictions(s["pred"]), dataset=s["dataset"], system=s["system"],
+        load_gold(gold), load_predictions(pred), dataset=s["dataset"], system=s["system"],
         ignore_extra=s["ignore_extra"], pred_source=s["pred"],
     )  # fmt: skip
     return RunData(run_dir, config, [scored], {})
@@ -128,14 +154,15 @@ def load_run(run_dir: Path, content: str | None = None) -> RunData:
 
 
 def _load_run(run_dir: Path) -> RunData:
-    path = run_dir / "config.json"
-    if not path.is_file():
+    from voxeval.run._config import read_config, settings_of
+
+    config = read_config(run_dir)
+    if config is None:
         raise InputError(Location(str(run_dir)), "not a run directory (no config.json)")
-    config = json.loads(path.read_text(encoding="utf-8"))
     if "gold" in config["settings"]:
         return _load_scored(run_dir, config)
-    settings = RunSettings.from_json(config["settings"])
-    datasets = load_datasets(settings, config.get("limit"))
+    settings = settings_of(config, run_dir)
+    datasets = recorded_datasets(run_dir, config, settings)
     names = list(config.get("components", {}).get("systems", {})) or list(settings.systems)
     sets, replies = scored_sets(run_dir, datasets, names)
     return RunData(run_dir, config, sets, replies)

@@ -6,11 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.data import Dataset
-from voxeval.io import read_log
 from voxeval.run import RunSettings
-from voxeval.run._inputs import sample_key
+from voxeval.run._keys import read_run_log, reply_key, sample_key
 from voxeval.run._names import split_named
-from voxeval.run._replies import reply_key
 
 SPEECH_CHARS_PER_SECOND = 7.0
 """Rough Japanese speaking rate used to estimate input audio length from text (documented estimate)."""
@@ -19,7 +17,7 @@ AUDIO_TOKENS_PER_SECOND = 10.0
 
 
 def _done(path: Any) -> set[str]:
-    return {k for k, r in read_log(path, "key").items() if r.get("status") != "failed"}
+    return {k for k, r in read_run_log(path).items() if r.get("status") != "failed"}
 
 
 def dry_run(settings: RunSettings, datasets: list[Dataset], run_dir: Path) -> dict[str, Any]:

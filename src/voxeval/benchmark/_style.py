@@ -7,12 +7,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from voxeval.io import atomic_write_json, read_log
+from voxeval.io import atomic_write_json
 from voxeval.languages import LANGUAGES
 from voxeval.run import Plan, RunRequest, RunSettings, StageRun
 from voxeval.run._inputs import InputItem
 from voxeval.run._judgements import JudgeEntry, JudgeWorker, judge_entries
-from voxeval.run._replies import ReplyItem, reply_key
+from voxeval.run._keys import read_run_log, reply_key
+from voxeval.run._replies import ReplyItem
 
 INSTRUCTION_TTS = {code: d.style_tts for code, d in LANGUAGES.items()}
 """Engines that speak the instructions when ``--tts auto`` (the default for the style benchmark)."""
@@ -56,11 +57,20 @@ def judge_entries_of(
             if reply is None:
                 continue
             failed = reply.get("status") == "failed"
-            audio = run_dir / reply["audio"] if not failed and reply.get("audio") else None
+            audio = _reply_audio(run_dir, key, reply) if not failed and reply.get("audio") else None
             why = f"reply failed: {reply.get('error')}" if failed else "no reply audio"
             fields = {"key": key, "dataset": set_name, "system": system}
             entries.append(JudgeEntry(key, replace(item, model_name=system), audio, fields, why))
     return entries
+
+
+def _reply_audio(run_dir: Path, key: str, reply: dict[str, Any]) -> Path:
+    """A reply's audio file, which must lie inside the run folder (a path read back from ``replies.jsonl``)."""
+    from voxeval.data import resolve_inside
+    from voxeval.errors import Location
+
+    where = Location(str(run_dir / "replies.jsonl"), field=f"{key}.audio")
+    return resolve_inside(run_dir, reply["audio"], where, "run folder")
 
 
 @dataclass
@@ -149,7 +159,7 @@ class StyleBenchmark:
 
     def summarise(self, run_dir: Path, plan: Plan, systems: list[str]) -> dict[str, Any]:
         """VStyle-weighted scores per system from ``judgements.jsonl``."""
-        return style_summary(run_dir, read_log(run_dir / "judgements.jsonl", "key"))
+        return style_summary(run_dir, read_run_log(run_dir / "judgements.jsonl"))
 
     def table(self, summary: dict[str, Any], run_dir: Path) -> str:
         """Overall score and counts per system."""

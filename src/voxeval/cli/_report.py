@@ -19,7 +19,11 @@ def register(commands: Any) -> None:
     """Add ``report`` and ``compare``."""
     r = commands.add_parser(
         "report",
-        description="Built only from what RUN_DIR holds. report.html is one self-contained file (figures embedded).",
+        description=(
+            "Built only from what RUN_DIR holds: its logs, and the dataset files its config.json records, found by "
+            "their recorded path and used only if their sha256 is the recorded one (never the working directory's "
+            "file of the same name). report.html is one self-contained file (figures embedded)."
+        ),
     )
     r.add_argument("run_dir", type=Path)
     r.add_argument("--human", type=Path, help="style runs: human ratings JSONL (id or instruct_id, rater, mos)")

@@ -7,11 +7,11 @@ from pathlib import Path
 from voxeval.errors import InputError, Location
 
 
-def resolve_inside(root: Path, value: object, where: Location) -> Path:
+def resolve_inside(root: Path, value: object, where: Location, folder: str = "dataset folder") -> Path:
     """``root / value`` if it stays inside ``root`` (after following symlinks) and is a file.
 
     Absolute paths, ``..`` segments that leave the root, and symlinks pointing outside it are refused:
-    a dataset must not be able to make voxeval read arbitrary files.
+    a dataset must not be able to make voxeval read arbitrary files. ``folder`` names ``root`` in errors.
     """
     if not isinstance(value, str) or not value:
         raise InputError(where, f"must be a relative file path, got {value!r}")
@@ -21,7 +21,7 @@ def resolve_inside(root: Path, value: object, where: Location) -> Path:
     base = root.resolve()
     target = (base / rel).resolve()
     if not target.is_relative_to(base):
-        raise InputError(where, f"path {value!r} leaves the dataset folder {base}")
+        raise InputError(where, f"path {value!r} leaves the {folder} {base}")
     if not target.is_file():
         raise InputError(where, f"file {value!r} not found under {base}")
     return target

@@ -11,6 +11,7 @@ from voxeval.io._jsonl import (
     dumps,
     dumps_str,
     finite_or_none,
+    read_json_object,
     read_jsonl,
     read_log,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "dumps",
     "dumps_str",
     "finite_or_none",
+    "read_json_object",
     "read_jsonl",
     "read_log",
 ]

@@ -7,7 +7,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -142,6 +142,28 @@ def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tup
         yield number, _decode_line(raw, Location(name, number))
 
 
+def read_json_object(path: str | Path) -> dict[str, Any] | None:
+    """A JSON file holding one object (``config.json``, ``summary.json``); ``None`` when there is none.
+
+    Unreadable bytes, invalid JSON (NaN included) or anything but an object raise :class:`InputError` naming the
+    file: a tampered or truncated file is never a traceback.
+    """
+    where = Location(str(path))
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(where, f"cannot read it: {exc}") from None
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise InputError(where, f"invalid JSON ({exc}); restore it or use a new --out folder") from None
+    if not isinstance(value, dict):
+        raise InputError(where, f"must be a JSON object, got {type(value).__name__}; not a file voxeval writes")
+    return value
+
+
 def dumps(row: Any) -> str:
     """One compact JSON line (no trailing newline), UTF-8 text kept readable, NaN refused."""
     return json.dumps(row, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
@@ -213,18 +235,28 @@ def finite_or_none(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else value
 
 
-def read_log(path: str | Path, key: str = "id") -> dict[str, dict[str, Any]]:
+RowCheck = Callable[[dict[str, Any]], tuple[str, str] | None]
+"""A log's row check: ``(field, problem)`` for a row its writer never writes, else ``None``."""
+
+
+def read_log(path: str | Path, key: str = "id", check: RowCheck | None = None) -> dict[str, dict[str, Any]]:
     """The rows of an append-only result log by key, read without touching the file.
 
     For readers (reports, dry runs) of a run that may still be going: an incomplete last line is skipped,
     not cut off, and a missing file reads as empty. A later row supersedes an earlier ``failed`` one; any
-    other repeated key is an error.
+    other repeated key is an error. A row without a string ``key`` field, or one ``check`` finds wrong (a
+    tampered log), raises :class:`InputError` naming the file, line and field.
     """
     rows: dict[str, dict[str, Any]] = {}
     if not Path(path).exists():
         return rows
     for line, row in read_jsonl(path, complete_only=True):
-        name = str(row[key])
+        value = row.get(key)
+        keyed = isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+        problem = (key, "missing or not a string") if not keyed else check(row) if check is not None else None
+        if problem is not None:
+            raise InputError(Location(str(path), line, problem[0]), f"{problem[1]} (not a row voxeval writes)")
+        name = str(value)
         if name in rows and rows[name].get("status") != "failed":
             raise InputError(Location(str(path), line, key), f"result {name!r} recorded twice")
         rows[name] = row
@@ -244,9 +276,11 @@ class AppendLog:
     was writing and never duplicates one. The file is opened for writing only when a row is appended.
     """
 
-    def __init__(self, path: str | Path, key: str = "id") -> None:
+    def __init__(self, path: str | Path, key: str = "id", check: RowCheck | None = None) -> None:
         self.path = Path(path)
         self.key = key
+        self.check = check
+        """Checks each row read back (:func:`read_log`)."""
         self.rows: dict[str, dict[str, Any]] = {}
         self._fd: int | None = None  # opened on the first append: a run with nothing to do writes nothing
         self._repair_and_load()
@@ -266,7 +300,7 @@ class AppendLog:
                 os.truncate(self.path, data.rfind(b"\n") + 1)
             except OSError as exc:
                 raise OutputError(self.path, exc) from exc
-        self.rows = read_log(self.path, self.key)
+        self.rows = read_log(self.path, self.key, self.check)
 
     @property
     def done(self) -> set[str]:

@@ -129,7 +129,9 @@ class GeminiFiles:
         self.policy = RetryPolicy(max_retries=options.max_retries)
         self.sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
         self.limiter = Limiter(options.concurrency, options.rps)
-        self.http = HttpClient(timeout=options.timeout, connections=options.concurrency, transport=transport)
+        self.http = HttpClient(
+            timeout=options.timeout, connections=options.concurrency, transport=transport, secrets=(self.key,)
+        )
         self.poll_seconds = 2.0
         """Wait between checks of a file still ``PROCESSING``."""
         self.max_polls = 30

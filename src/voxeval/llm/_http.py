@@ -44,6 +44,23 @@ def redact(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
+def redact_json(value: Any, secrets: Sequence[str]) -> Any:
+    """A decoded JSON value with every secret redacted from every string in it, object keys included.
+
+    >>> redact_json({"model": "m-KEY", "usage": {"n": 1}, "KEY": ["xKEYx"]}, ["KEY"])
+    {'model': 'm-***', 'usage': {'n': 1}, '***': ['x***x']}
+    """
+    if not any(secrets):
+        return value
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {redact(str(k), secrets): redact_json(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_json(v, secrets) for v in value]
+    return value
+
+
 def redact_error(error: ProviderError, secrets: Sequence[str], prefix: str = "") -> ProviderError:
     """``error`` redacted of ``secrets`` first, then shortened: the one way text leaves a provider call."""
     message = excerpt(redact(prefix + error.message, secrets))
@@ -72,10 +89,15 @@ class HttpReply:
     """Response headers."""
     body: bytes
     """The body, inflated."""
+    secrets: tuple[str, ...] = ()
+    """Secrets of the request (its API key): redacted from every string of the decoded body."""
 
     def json_object(self, where: str) -> dict[str, Any]:
-        """The body as a JSON object (strict UTF-8; see :func:`decode_json`)."""
-        return decode_json(decode_text(self.body, self.headers.get("content-type", ""), where), where)
+        """The body as a JSON object (strict UTF-8; see :func:`decode_json`), every string in it redacted of
+        :attr:`secrets`: the one boundary every field read from a response passes (text, model, ids, reasons)."""
+        body = decode_json(decode_text(self.body, self.headers.get("content-type", ""), where), where)
+        redacted: dict[str, Any] = redact_json(body, self.secrets)
+        return redacted
 
 
 def _ssl_context() -> ssl.SSLContext:
@@ -211,8 +233,11 @@ class HttpClient:
         connections: int,
         limits: ResponseLimits = ResponseLimits(),
         transport: httpx.AsyncBaseTransport | None = None,
+        secrets: Sequence[str] = (),
     ) -> None:
         self.timeout = timeout
+        self.secrets = tuple(s for s in secrets if s)
+        """API keys sent with requests: redacted from every decoded answer (:meth:`HttpReply.json_object`)."""
         self.connections = connections
         self.limits = limits
         self._transport = transport
@@ -264,7 +289,7 @@ class HttpClient:
                 self._busy[shard] -= 1
         if not 200 <= response.status_code < 300:
             raise classify_status(response.status_code, response.headers, body, where)
-        return HttpReply(response.status_code, response.headers, body)
+        return HttpReply(response.status_code, response.headers, body, self.secrets)
 
     async def post_json(self, url: str, payload: Mapping[str, Any], *, headers: Mapping[str, str]) -> dict[str, Any]:
         """POST ``payload`` as JSON and return the JSON object answered, or raise a classified ``ProviderError``."""

@@ -48,12 +48,12 @@ class RemoteChatModel:
         self.policy = RetryPolicy(max_retries=options.max_retries)
         self.sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
         self.limiter = Limiter(options.concurrency, options.rps)
-        self.http = HttpClient(timeout=options.timeout, connections=options.concurrency)
+        self._secrets = (secret,) if secret else ()
+        self.http = HttpClient(timeout=options.timeout, connections=options.concurrency, secrets=self._secrets)
         self._url = url
         self._headers = dict(headers)
         self._build = build
         self._parse = parse
-        self._secrets = (secret,) if secret else ()
 
     @property
     def spec(self) -> str:

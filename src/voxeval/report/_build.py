@@ -143,6 +143,8 @@ def read_prices(path: Path | None) -> dict[str, Any] | None:
         prices = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InputError(Location(str(path)), f"cannot read prices: {exc}") from None
+    if not isinstance(prices, dict):
+        raise InputError(Location(str(path)), f"must be a JSON object of systems, got {type(prices).__name__}")
     for system, entry in prices.items():
         for key in ("input_per_million", "output_per_million"):
             if not isinstance(entry, dict) or not isinstance(entry.get(key), (int, float)):

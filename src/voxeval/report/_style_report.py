@@ -8,7 +8,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from voxeval.data import atomic_write_text, read_log
+from voxeval.data import atomic_write_text, read_jsonl, read_log
+from voxeval.errors import InputError, Location
+from voxeval.io import read_json_object
+from voxeval.io._keys import read_run_log
 from voxeval.report import _plots as plots
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._stats import bootstrap_ci, paired_test
@@ -26,10 +29,11 @@ def load_judgements(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
     VStyle ``id`` and names the ``model_name`` (with no dataset: one metadata file).
     """
     path = run_dir / "judgements.jsonl"
-    first = next((line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()), "{}")
-    vstyle = "key" not in json.loads(first)
+    first = next((row for _, row in read_jsonl(path, complete_only=True)), {})
+    vstyle = "key" not in first
     by_system: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in read_log(path, "id" if vstyle else "key").values():
+    rows = read_log(path, "id") if vstyle else read_run_log(path)
+    for row in rows.values():
         if vstyle:
             row = {"dataset": "", "system": row.get("model_name") or "", **row}
         by_system[row["system"]].append(row)
@@ -216,10 +220,14 @@ def build_style_reports(
     """``report.md``, ``report.html`` and ``tables.csv`` of a style run (or a ``voxeval judge`` output folder)."""
     from voxeval.report._build import markdown_table, usage_section
 
-    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    systems = summary["systems"] if "systems" in summary else summary["models"]  # a `voxeval judge` summary
+    summary = read_json_object(run_dir / "summary.json")
+    block = "systems" if summary is not None and "systems" in summary else "models"  # a `voxeval judge` summary
+    if summary is None or not isinstance(summary.get(block), dict):
+        where = Location(str(run_dir / "summary.json"), field=block)
+        raise InputError(where, "missing, or not an object of systems; rerun the run (or voxeval judge) to rewrite it")
+    systems = summary[block]
     judged = load_judgements(run_dir)
-    replies = read_log(run_dir / "replies.jsonl", "key") if (run_dir / "replies.jsonl").exists() else {}
+    replies = read_run_log(run_dir / "replies.jsonl")
     usage_html, usage_md = usage_section(replies, prices)
     overall_rows, paired, dist = _overall_rows(systems), _paired(judged), _distribution(judged)
     ability_head, ability_rows = _ability_table(summary, judged)

@@ -10,7 +10,7 @@ from voxeval.acts import acts_to_json
 from voxeval.annotate import AnnotationFailed, AnnotationInput, Annotator, annotate_guarded
 from voxeval.data import Dataset
 from voxeval.run._executor import Row, Task
-from voxeval.run._replies import reply_key
+from voxeval.run._keys import check_run_row, reply_key
 from voxeval.run._stage import Stage, StageRun, run_stage
 
 OFFLINE_BATCH = 4096
@@ -97,7 +97,7 @@ async def annotate_replies(
                 tasks.append(Task((key,), (fields, item), fields))
     name = worker.annotator.name if worker.annotator else worker.spec
     return await run_stage(
-        Stage(f"annotations {name}", run_dir / "annotations.jsonl"),
+        Stage(f"annotations {name}", run_dir / "annotations.jsonl", check=check_run_row),
         tasks,
         worker,
         limit=worker.in_flight(concurrency),

@@ -13,11 +13,51 @@ from typing import Any
 
 from voxeval import __version__
 from voxeval.data import atomic_write_json
-from voxeval.errors import ConfigError
+from voxeval.errors import ConfigError, InputError, Location
 from voxeval.paths import sha256_file
 
 STAGES = ("inputs", "replies", "annotations")
 """Append-only stage logs in a run directory, keyed by (sample, stage): one file each."""
+
+LOGS = ("inputs.jsonl", "replies.jsonl", "annotations.jsonl", "judgements.jsonl")
+"""The logs of a run (either benchmark): results that only the run's ``config.json`` says how they were made."""
+
+
+def read_config(run_dir: Path) -> dict[str, Any] | None:
+    """The ``config.json`` of a folder voxeval wrote (``None`` when there is none): the one reader of it.
+
+    Unreadable bytes, invalid JSON, or anything but an object with a ``settings`` object raise
+    :class:`InputError` naming the file (a tampered or truncated file never becomes a traceback).
+    """
+    from voxeval.io import read_json_object
+
+    path = run_dir / "config.json"
+    config = read_json_object(path)
+    if config is None:
+        return None
+    if not isinstance(config.get("settings"), dict):
+        raise InputError(Location(str(path), field="settings"), "missing or not an object; not a voxeval config")
+    return config
+
+
+def settings_of(config: dict[str, Any], run_dir: Path) -> RunSettings:
+    """The :class:`RunSettings` recorded in a run's ``config.json`` (checked: a wrong field is an InputError)."""
+    try:
+        return RunSettings.from_json(config["settings"])
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        where = Location(str(run_dir / "config.json"), field="settings")
+        raise InputError(where, f"not the settings of a voxeval run ({type(exc).__name__}: {exc})") from None
+
+
+def refuse_logs_without_config(run_dir: Path) -> None:
+    """A folder holding a run's logs but no ``config.json`` cannot say which settings made them: refused, since
+    resuming it under any settings would mix results (e.g. another annotator's annotations scored as gold)."""
+    found = [name for name in LOGS if (run_dir / name).exists()]
+    if found and not (run_dir / "config.json").exists():
+        raise ConfigError(
+            f"{run_dir} holds {', '.join(found)} but no config.json, so nothing says which settings made them; "
+            "use a new --out folder (or restore its config.json)"
+        )
 
 
 @dataclass(frozen=True)
@@ -94,34 +134,41 @@ def write_config(
     """Write ``config.json``; when the directory already has one, refuse different settings."""
     path = run_dir / "config.json"
     fingerprint = settings.fingerprint()
-    previous: dict[str, Any] | None = None
-    if path.exists():
-        previous = json.loads(path.read_text(encoding="utf-8"))
-        if previous.get("fingerprint") != fingerprint:
-            raise ConfigError(
-                f"{run_dir} holds a run with different settings (fingerprint {previous.get('fingerprint')} ≠ "
-                f"{fingerprint}); use a new --out directory, or the same options as before to resume"
-            )
+    refuse_logs_without_config(run_dir)
+    previous = read_config(run_dir)
+    if previous is not None and previous.get("fingerprint") != fingerprint:
+        raise ConfigError(
+            f"{run_dir} holds a run with different settings (fingerprint {previous.get('fingerprint')} ≠ "
+            f"{fingerprint}); use a new --out directory, or the same options as before to resume"
+        )
     config = {
         "voxeval_version": __version__,
         "fingerprint": fingerprint,
         "settings": settings.to_json(),
         "prompts": {"system": _prompt_info(settings.system_prompt), "user": _prompt_info(settings.user_prompt)},
-        "datasets": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in dataset_files.items()},
+        # Absolute, so that `voxeval report` finds the file from any working directory (it checks the sha256).
+        "datasets": {name: {"path": str(p.resolve()), "sha256": sha256_file(p)} for name, p in dataset_files.items()},
         "components": described,
         "limit": limit,
-        "created": previous["created"] if previous else time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "created": previous.get("created") if previous else time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "command": argv,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
     }
-    if previous and previous.get("datasets") != config["datasets"]:
+    if previous and _hashes(previous.get("datasets")) != _hashes(config["datasets"]):
         raise ConfigError(f"a dataset file changed since {run_dir} was started; use a new --out directory")
     if previous and _same_run(previous, config):
         return previous  # a rerun of the same run rewrites nothing (works on a read-only copy too)
     atomic_write_json(path, config)
     return config
+
+
+def _hashes(datasets: Any) -> Any:
+    """Dataset name → sha256: what a resumed run must match (the path may be written relative or absolute)."""
+    if not isinstance(datasets, dict):
+        return datasets
+    return {name: entry.get("sha256") if isinstance(entry, dict) else entry for name, entry in datasets.items()}
 
 
 _TRANSIENT = ("updated", "command")

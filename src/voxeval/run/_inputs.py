@@ -11,15 +11,11 @@ from typing import Any
 from voxeval.data import Dataset, resolve_inside
 from voxeval.errors import InputError, Location
 from voxeval.run._executor import Task
+from voxeval.run._keys import check_run_row, sample_key
 from voxeval.run._stage import Stage, StageRun, run_stage
 
 INPUT_RATE = 24_000
 """Sample rate of benchmark input audio (spec 3.3)."""
-
-
-def sample_key(dataset: str, sample_id: str) -> str:
-    """Stable key of a sample within a run."""
-    return f"{dataset}/{sample_id}"
 
 
 def _is_spec_format(path: Path) -> bool:
@@ -187,11 +183,35 @@ async def make_inputs(
     tasks = [Task((sample_key(i.dataset, i.id),), i) for i in items]
     # Sequential in-process (engines are not shared across threads); a process pool runs one per process.
     limit = getattr(how.cpu_executor, "processes", 1)
-    stage = Stage("inputs", run_dir / "inputs.jsonl", record_failures=False)
-    return await run_stage(stage, tasks, worker, limit=limit, how=how)
+    stage = Stage("inputs", run_dir / "inputs.jsonl", record_failures=False, check=check_run_row)
+    rows = await run_stage(stage, tasks, worker, limit=limit, how=how)
+    roots = {i.dataset: i.root for i in items if i.root is not None}
+    for row in rows.values():  # before any system hears them: a path read back from the log is checked first
+        recorded_input_path(run_dir, row, roots)
+    return rows
+
+
+def recorded_input_path(run_dir: Path, row: dict[str, Any], roots: dict[str, Path]) -> Path:
+    """The input audio file an ``inputs.jsonl`` row names, if it lies inside the run folder (or, for a dataset's
+    own file, inside that dataset's folder), symlinks resolved; else an :class:`InputError` naming the row."""
+    where = Location(str(run_dir / "inputs.jsonl"), field=f"{row.get('key')}.audio")
+    value = row.get("audio")
+    if not isinstance(value, str) or not value or "\0" in value:
+        raise InputError(where, f"must be a file path, got {value!r}; the log was edited: use a new --out folder")
+    path = Path(value)
+    target = (path if path.is_absolute() else run_dir / path).resolve()
+    allowed = [run_dir.resolve()]
+    if row.get("source") == "dataset" and row.get("dataset") in roots:
+        allowed.append(roots[row["dataset"]].resolve())
+    if not any(target.is_relative_to(root) for root in allowed):
+        inside = " or ".join(map(str, allowed))
+        raise InputError(where, f"{value!r} is outside {inside}; the log was edited: use a new --out folder")
+    if not target.is_file():
+        raise InputError(where, f"{value!r}: file not found; use a new --out folder")
+    return target
 
 
 def input_audio(run_dir: Path, row: dict[str, Any]) -> bytes:
-    """The WAV bytes recorded for a sample."""
+    """The WAV bytes recorded for a sample (its path was checked by :func:`make_inputs`)."""
     path = Path(row["audio"])
     return (path if path.is_absolute() else run_dir / path).read_bytes()

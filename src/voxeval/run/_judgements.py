@@ -16,6 +16,7 @@ from typing import Any
 
 from voxeval.judge import StyleJudge
 from voxeval.run._executor import Row, Task
+from voxeval.run._keys import check_run_row
 from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
 from voxeval.style import Judgement, StyleItem
 
@@ -116,7 +117,8 @@ async def judge_entries(
     judge = worker.judge
     assert judge is not None
     tasks = judge_tasks(entries, judge.relative)
-    stage = Stage(f"judgements {judge.name}", log, key=key, record_failures=False)
+    check = check_run_row if key == "key" else None  # a run's log; ``voxeval judge`` keys VStyle rows by ``id``
+    stage = Stage(f"judgements {judge.name}", log, key=key, record_failures=False, check=check)
     limit = max(1, judge.concurrency)
     if worker.cpu_bound:  # the acoustic judge: one task (a system's replies) per worker process or Ray actor
         limit = max(limit, getattr((how or StageRun()).cpu_executor, "processes", 1))

@@ -12,19 +12,11 @@ from typing import Any
 from voxeval.data import Dataset
 from voxeval.io import atomic_write_bytes
 from voxeval.run._executor import Row, Task
-from voxeval.run._inputs import input_audio, sample_key
+from voxeval.run._inputs import input_audio
+from voxeval.run._keys import check_run_row, reply_key, sample_key
 from voxeval.run._outcomes import MAX_REPLY_BYTES, classify_error, classify_text, max_reply_bytes, recordable_meta
 from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
 from voxeval.systems import Reply, SpokenDialogueSystem, Turn
-
-
-def reply_key(dataset: str, system: str, sample_id: str) -> str:
-    """Stable key of one system's reply to one sample.
-
-    >>> reply_key("ja-assistant", "openai:gpt-4o", "s1")
-    'ja-assistant/openai:gpt-4o/s1'
-    """
-    return f"{dataset}/{system}/{sample_id}"
 
 
 @dataclass(frozen=True)
@@ -117,7 +109,7 @@ async def generate_replies(
     """Collect every missing reply (and failed ones with ``retry_failed``); returns rows by key."""
     rows: dict[str, Row] = {}
     for system in systems:
-        stage = Stage(f"replies {system.name}", run_dir / "replies.jsonl", trace=True)
+        stage = Stage(f"replies {system.name}", run_dir / "replies.jsonl", trace=True, check=check_run_row)
         fields = [{"dataset": i.dataset, "system": system.name, "id": i.id} for i in items]
         tasks = [Task((reply_key(i.dataset, system.name, i.id),), i, f) for i, f in zip(items, fields, strict=True)]
         cpu_bound = bool(getattr(system, "cpu_bound", False))

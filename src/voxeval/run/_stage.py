@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from voxeval.io import AppendLog, RowTooLong
+from voxeval.io._jsonl import RowCheck
 from voxeval.run._executor import AsyncExecutor, Executor, Row, Task, Worker
 from voxeval.run._progress import StageProgress
 
@@ -45,6 +46,8 @@ class Stage:
     """A worker error becomes a ``failed`` row; ``False``: it stops the run (inputs that cannot be made)."""
     trace: bool = False
     """Failure rows keep the last lines of the traceback."""
+    check: RowCheck | None = None
+    """Checks each row read back from the log (a run's logs: :func:`voxeval.run._keys.check_run_row`)."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ async def run_stage(
     """Run the tasks not yet done and append their rows; returns every row of the log by key."""
     how = how or StageRun()
     executor: Executor = how.cpu_executor if worker.cpu_bound else AsyncExecutor()
-    with AppendLog(stage.log, key=stage.key) as log:
+    with AppendLog(stage.log, key=stage.key, check=stage.check) as log:
         todo = [t for t in tasks if any(pending(log, k, how.retry_failed) for k in t.keys)]
         total = sum(pending(log, k, how.retry_failed) for t in todo for k in t.keys)
         with StageProgress(stage.name, total, enabled=how.progress) as bar:
