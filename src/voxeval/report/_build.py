@@ -13,6 +13,7 @@ from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._load import RunData
+from voxeval.report._speech import channel_section, latency_section
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
 from voxeval.report._tables import format_acts, render_markdown, representatives
 
@@ -268,12 +269,18 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     )
     scored = [s for s in sets if s.scores]
     trust_html, trust_md = _trust_section(data)
+    latency_html, latency_md = latency_section(data.replies)
+    channel_html, channel_md = channel_section(
+        data.replies, str(cfg["settings"].get("extra", {}).get("reply", {}).get("text", "model"))
+    )
     sections = [
         "<h2>Table 1: scores per dataset × system</h2>",
         table(TABLE1_HEAD, t1, numeric=(2, 3, 4, 6, 8, 9, 10, 11)),
         '<p class="meta">95% CIs: percentile bootstrap, 2000 resamples, seed 0. Excluded = failed or unfinished '
         "samples, never scored. Breakdown columns follow one optimal edit path per sample.</p>",
+        latency_html,
         trust_html,
+        channel_html,
     ]
     if scored:
         sections += [
@@ -295,7 +302,7 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     ]
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
-    atomic_write_text(out["md"], _markdown(sets, paired) + trust_md + usage_md)
+    atomic_write_text(out["md"], _markdown(sets, paired, latency_md) + trust_md + channel_md + usage_md)
     atomic_write_text(out["csv"], _csv(t1, paired))
     return out
 
@@ -331,11 +338,11 @@ def _trust_section(data: RunData) -> tuple[str, str]:
     return html + f'<p class="meta">{esc(note)}</p>', md
 
 
-def _markdown(sets: list[Any], paired: list[list[object]]) -> str:
+def _markdown(sets: list[Any], paired: list[list[object]], latency_md: str = "") -> str:
     from voxeval.report._tables import TableRow
 
     reps = [r for s in sets for r in representatives(s.scores, {g.id: g for g in s.gold}, s.predictions, s.system)]
-    md = render_markdown([TableRow(s.dataset, s.system, s.summary) for s in sets], reps)
+    md = render_markdown([TableRow(s.dataset, s.system, s.summary) for s in sets], reps, after_table1=latency_md)
     if paired:
         md += "\n## Paired comparisons (WED, a − b)\n\n" + markdown_table(PAIRED_HEAD, paired) + "\n"
     return md

@@ -13,9 +13,10 @@ from voxeval.data import Dataset
 from voxeval.io import atomic_write_bytes
 from voxeval.run._executor import Row, Task
 from voxeval.run._inputs import input_audio, sample_key
+from voxeval.run._latency import audio_seconds, measure_latency
 from voxeval.run._outcomes import MAX_REPLY_BYTES, classify_error, classify_text, max_reply_bytes, recordable_meta
 from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
-from voxeval.systems import Reply, SpokenDialogueSystem, Turn
+from voxeval.systems import Reply, ReplyTiming, SpokenDialogueSystem, Turn
 
 
 def reply_key(dataset: str, system: str, sample_id: str) -> str:
@@ -80,11 +81,11 @@ class ReplyWorker:
             if found.outcome == "failed":
                 row["trace"] = traceback.format_exc(limit=3)[-2000:]
         else:
-            row.update(self._reply_fields(key, reply))
+            row.update(self._reply_fields(key, reply, time.perf_counter() - started))
         row["elapsed_s"] = round(time.perf_counter() - started, 3)
         return [row]
 
-    def _reply_fields(self, key: str, reply: Any) -> Row:
+    def _reply_fields(self, key: str, reply: Any, call_s: float) -> Row:
         if not isinstance(reply, Reply):
             return {
                 "status": "failed",
@@ -101,6 +102,9 @@ class ReplyWorker:
             path = self.run_dir / "audio" / "replies" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.wav"
             atomic_write_bytes(path, reply.audio)
             fields["audio"] = str(path.relative_to(self.run_dir))
+        audio_s = audio_seconds(reply.audio) if "audio" in fields and reply.audio else None
+        timing = reply.timing if isinstance(reply.timing, ReplyTiming) else None
+        fields["latency"] = measure_latency(timing, call_s, has_text=bool(found.text), audio_s=audio_s).to_json()
         return fields
 
 
