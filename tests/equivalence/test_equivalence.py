@@ -31,6 +31,7 @@ CHANGED: dict[tuple[str, str], str] = {
     ("run-da", "replies.jsonl"): OUTCOME,
     ("run-style", "replies.jsonl"): OUTCOME,
     ("run-da", "config.json"): "ja-assistant conformed to the labelling guide's settled cases (issue 17): new sha256",
+    ("run-style", "<stdout>"): "the latency table (issue 30): per-system reply latency under the style scores",
     ("score", "config.json"): "new: records the gold and prediction files, so `voxeval report` can rebuild the folder",
 }
 """(command, file) whose content may differ from ``before.json``, and why."""

@@ -27,3 +27,10 @@ def flaky(turn: Turn) -> Reply:
     if turn.id.endswith("2"):
         raise RuntimeError("model crashed")
     return Reply(echo_gold(turn), meta={"audio_bytes": len(turn.audio)})
+
+
+def speak_gold(turn: Turn) -> bytes:
+    """Speaks the gold reply and gives no text (WAV bytes only): heard by the ``test-said`` reply ASR double."""
+    from tests.run.asr_doubles import clip
+
+    return clip(echo_gold(turn))

@@ -1,7 +1,8 @@
 """Latency per system (median and p90 with bootstrap CIs) and the comparison of two runs' latencies (pure).
 
 Built from reply rows' ``latency`` records (:mod:`voxeval.run._latency`): seconds on the client's monotonic clock,
-network included, from the end of the input; failed replies have no latency and are left out.
+network included, from the end of the input. Every call that returned a reply has one (an empty or oversized
+reply took its time too); a call that raised has none and is left out.
 """
 
 from __future__ import annotations
@@ -43,11 +44,11 @@ class SystemLatency:
 
 
 def latency_values(rows: Iterable[Mapping[str, Any]], name: str) -> list[float]:
-    """The observed values of one latency field (rows of failed replies and unobserved values left out)."""
+    """The observed values of one latency field (rows without a latency record and unobserved values left out)."""
     out = []
     for row in rows:
         latency = row.get("latency")
-        if row.get("status") == "failed" or not isinstance(latency, dict):
+        if not isinstance(latency, dict):
             continue
         value = latency.get(name)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -65,7 +66,7 @@ def system_latency(replies: Mapping[str, Mapping[str, Any]]) -> list[SystemLaten
     """One summary per system (sorted by name) over every dataset of the run."""
     by_system: dict[str, list[Mapping[str, Any]]] = {}
     for row in replies.values():
-        if row.get("status") != "failed" and isinstance(row.get("latency"), dict):
+        if isinstance(row.get("latency"), dict):
             by_system.setdefault(str(row.get("system")), []).append(row)
     out = []
     for system, rows in sorted(by_system.items()):
@@ -106,7 +107,7 @@ LATENCY_NOTE = (
     "Timed by system: the streaming system reports its first audio byte, first text and end of reply; timed by "
     "call: the reply stage timed the whole request, so first audio = first text = total. RTF = total / reply "
     "audio duration (below 1: produced faster than it plays). 95% CIs: percentile bootstrap of the median and "
-    "p90, 2000 resamples, seed 0. Failed replies are left out."
+    "p90, 2000 resamples, seed 0. Calls that raised (failed replies) have no latency and are left out."
 )
 """What the latency table means (shown under it)."""
 

@@ -44,16 +44,20 @@ class Latency:
         return {k: (round(v, 4 if k == "rtf" else 3) if isinstance(v, float) else v) for k, v in raw.items()}
 
 
-def measure_latency(timing: ReplyTiming | None, call_s: float, *, has_text: bool, audio_s: float | None) -> Latency:
+def measure_latency(
+    timing: ReplyTiming | None, call_s: float, *, has_text: bool, has_audio: bool, audio_s: float | None
+) -> Latency:
     """The latency record of a reply: the system's own timings, else the whole call's duration.
 
-    >>> measure_latency(None, 1.5, has_text=True, audio_s=None).to_json()
+    ``has_audio``: the reply has audio bytes (``audio_s`` is ``None`` when they cannot be decoded).
+
+    >>> measure_latency(None, 1.5, has_text=True, has_audio=False, audio_s=None).to_json()
     {'first_audio_s': None, 'first_text_s': 1.5, 'total_s': 1.5, 'audio_s': None, 'rtf': None, 'timed_by': 'call'}
-    >>> measure_latency(ReplyTiming(0.3, 0.2, 2.0), 2.1, has_text=True, audio_s=4.0).rtf
+    >>> measure_latency(ReplyTiming(0.3, 0.2, 2.0), 2.1, has_text=True, has_audio=True, audio_s=4.0).rtf
     0.5
     """
     if timing is None:
-        first_audio = call_s if audio_s is not None else None
+        first_audio = call_s if has_audio else None
         first_text = call_s if has_text else None
         total: float | None = call_s
         by: TimedBy = "call"

@@ -102,9 +102,11 @@ class ReplyWorker:
             path = self.run_dir / "audio" / "replies" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.wav"
             atomic_write_bytes(path, reply.audio)
             fields["audio"] = str(path.relative_to(self.run_dir))
-        audio_s = audio_seconds(reply.audio) if "audio" in fields and reply.audio else None
+        has_audio = "audio" in fields
+        audio_s = audio_seconds(reply.audio) if reply.audio and has_audio else None
         timing = reply.timing if isinstance(reply.timing, ReplyTiming) else None
-        fields["latency"] = measure_latency(timing, call_s, has_text=bool(found.text), audio_s=audio_s).to_json()
+        latency = measure_latency(timing, call_s, has_text=bool(found.text), has_audio=has_audio, audio_s=audio_s)
+        fields["latency"] = latency.to_json()
         return fields
 
 

@@ -116,7 +116,7 @@ def scored_reply(reply: Row, heard: Row | None, mode: ReplyText) -> Row:
                 "error": "reply audio not transcribed yet (resume the run to finish it)"}  # fmt: skip
     if heard.get("status") != "ok":
         return {**row, "status": "failed", "outcome": "failed", "text": "",
-                "error": f"reply ASR failed: {heard.get('error')}"}  # fmt: skip
+                "error": f"reply ASR: {heard.get('error')}"}  # fmt: skip
     found = classify_text(heard.get("text", ""), max_reply_bytes())
     row.update(status=found.status, outcome=found.outcome, text=found.text)
     if found.reason:
