@@ -175,3 +175,17 @@ def test_bad_reply_options_stop_before_anything_is_written(tmp_path, capsys, ext
     assert run(out, "python:tests.run.doubles:silent", extra=extra) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_reply_asr_worker_travels_to_cpu_workers_as_its_spec() -> None:
+    """The stage runs on the CPU executor (a process pool or Ray pickles the worker): the engine is rebuilt there."""
+    import pickle
+
+    from tests.run.asr_doubles import SaidASR
+    from voxeval.run._reply_asr import ReplyASRWorker
+
+    worker = ReplyASRWorker("test-said", SaidASR())
+    copy = pickle.loads(pickle.dumps(worker))
+    assert worker.cpu_bound and copy.cpu_bound and copy.engine is None
+    copy.setup()
+    assert isinstance(copy.engine, SaidASR)

@@ -21,7 +21,7 @@ from voxeval.run._replies import dataset_reply_items, reply_key
 from voxeval.run._scoring import ScoredSet, score_predictions, table_row, write_score_outputs
 
 
-def reply_settings(request: RunRequest) -> dict[str, str]:
+def reply_settings(request: RunRequest) -> tuple[str, str]:
     """``reply_text`` and ``reply_asr`` of a dialogue-act run: speech through the offline Whisper by default.
 
     ``--reply-asr none`` turns reply ASR off, which only ``--reply-text model`` allows (speech needs a transcript).
@@ -35,7 +35,7 @@ def reply_settings(request: RunRequest) -> dict[str, str]:
     asr = "" if asr.strip() == "none" else asr.strip()
     if text == "speech" and not asr:
         raise ConfigError("--reply-text speech annotates the ASR transcript of reply audio: it needs a --reply-asr")
-    return {"reply_text": text, "reply_asr": asr}
+    return text, asr
 
 
 def load_datasets(settings: RunSettings, limit: int | None) -> list[Dataset]:
@@ -186,6 +186,7 @@ class DialogueActsBenchmark:
         from voxeval.systems import default_prompts
 
         system_prompt, user_prompt = default_prompts()
+        reply_text, reply_asr = reply_settings(request)
         return RunSettings(
             benchmark=self.name,
             datasets=request.datasets or ("ja-assistant",),
@@ -195,7 +196,8 @@ class DialogueActsBenchmark:
             split=request.split,
             system_prompt=request.system_prompt if request.system_prompt is not None else system_prompt,
             user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,
-            **reply_settings(request),
+            reply_text=reply_text,
+            reply_asr=reply_asr,
         )
 
     def plan(self, settings: RunSettings, limit: int | None) -> Plan:
