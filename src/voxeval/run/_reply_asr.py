@@ -15,13 +15,15 @@ never asked for again because its transcription failed, and ``--retry-failed`` r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from voxeval.io import read_log
 from voxeval.run._executor import Row, Task
 from voxeval.run._outcomes import classify_text, max_reply_bytes
-from voxeval.run._stage import Stage, StageRun, run_stage
+from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
 
 ReplyText = Literal["speech", "model"]
 """Which channel of a reply is annotated: the ASR transcript of its audio, or the model's own text."""
@@ -33,9 +35,16 @@ LOG = "reply_asr.jsonl"
 """The reply ASR stage's log in a run directory."""
 
 
+ASR_BATCH = 8
+"""Clips per task: the engine transcribes them in one call (Whisper encodes short clips of one window together)."""
+
+Clip = tuple[dict[str, Any], Path]
+"""A reply to transcribe: its row's identifying fields and its audio file."""
+
+
 @dataclass
 class ReplyASRWorker:
-    """Transcribes one reply's audio; payload ``(fields, audio path, language)``.
+    """Transcribes a batch of replies' audio in one language; payload ``(clips, language)``.
 
     Picklable for a process pool or Ray: the engine is rebuilt from ``spec`` once per worker process.
     """
@@ -56,12 +65,32 @@ class ReplyASRWorker:
 
             self.engine = asr_from_spec(self.spec)
 
-    async def __call__(self, payload: tuple[dict[str, Any], Path, str | None]) -> list[Row]:
-        """The transcript row; an engine error propagates and the stage runner records it as failed."""
-        fields, audio, language = payload
+    async def __call__(self, payload: tuple[list[Clip], str | None]) -> list[Row]:
+        """One transcript row per clip. When the batch call fails, each clip is transcribed alone, so the clip
+        that broke it gets a ``failed`` row with its own error and the others their transcripts."""
+        clips, language = payload
         assert self.engine is not None, "setup() was not called"
-        heard = self.engine.transcribe(audio.read_bytes(), language)
-        return [{**fields, "status": "ok", "text": heard.text.strip(), "asr": self.engine.name}]
+        try:
+            heard = self.engine.transcribe_batch([path.read_bytes() for _, path in clips], language)
+            if len(heard) != len(clips):
+                raise RuntimeError(f"{self.spec} returned {len(heard)} transcripts for {len(clips)} clips")
+        except Exception:  # isolated below: every clip is recorded with its own outcome
+            return [self._one(fields, path, language) for fields, path in clips]
+        return [self._row(fields, t.text) for (fields, _), t in zip(clips, heard, strict=True)]
+
+    def _one(self, fields: dict[str, Any], path: Path, language: str | None) -> Row:
+        try:
+            return self._row(fields, self.engine.transcribe(path.read_bytes(), language).text)
+        except Exception as exc:  # recorded as this clip's failure, listed in the report, retried on request
+            return {**fields, "status": "failed", "error": describe_error(exc), "asr": self.engine.name}
+
+    def _row(self, fields: dict[str, Any], text: str) -> Row:
+        return {**fields, "status": "ok", "text": text.strip(), "asr": self.engine.name}
+
+
+def _pending(log: Path, retry_failed: bool) -> Callable[[str], bool]:
+    done = read_log(log, "key")
+    return lambda key: key not in done or (retry_failed and done[key].get("status") == "failed")
 
 
 async def transcribe_replies(
@@ -75,20 +104,29 @@ async def transcribe_replies(
     """Transcribe every reply with audio that has no transcript yet; returns the stage log's rows by key.
 
     ``languages`` maps ``(dataset, sample id)`` to the input's language, which the reply is expected to speak;
-    it is given to the engine (no language ID), as the cascade does for the input.
+    it is given to the engine (no language ID), as the cascade does for the input. Pending replies go to the
+    engine :data:`ASR_BATCH` at a time, per language.
     """
-    tasks = []
+    how = how or StageRun()
+    log = run_dir / LOG
+    pending = _pending(log, how.retry_failed)
+    by_language: dict[str | None, list[Clip]] = {}
     for key, reply in sorted(replies.items()):
-        if reply.get("status") == "failed" or not reply.get("audio"):
+        if reply.get("status") == "failed" or not reply.get("audio") or not pending(key):
             continue
         fields = {"key": key, "dataset": reply["dataset"], "system": reply["system"], "id": reply["id"]}
         language = languages.get((reply["dataset"], reply["id"]))
-        tasks.append(Task((key,), (fields, run_dir / reply["audio"], language), fields))
-    if not tasks and not (run_dir / LOG).exists():
+        by_language.setdefault(language, []).append((fields, run_dir / reply["audio"]))
+    tasks = [
+        Task(tuple(f["key"] for f, _ in batch), (batch, language), {})
+        for language, clips in by_language.items()
+        for batch in (clips[i : i + ASR_BATCH] for i in range(0, len(clips), ASR_BATCH))
+    ]
+    if not tasks and not log.exists():
         return {}  # no reply has audio: a run of text systems gets no empty log
-    stage = Stage(f"reply ASR {worker.spec}", run_dir / LOG, trace=True)
-    # One clip per task: a process pool keeps every worker busy; in-process the engine serialises its calls.
-    limit = max(1, getattr((how or StageRun()).cpu_executor, "processes", 1))
+    stage = Stage(f"reply ASR {worker.spec}", log, trace=True)
+    # One batch per worker: a process pool or Ray keeps every worker busy; in-process the engine serialises.
+    limit = max(1, getattr(how.cpu_executor, "processes", 1))
     return await run_stage(stage, tasks, worker, limit=limit, how=how)
 
 
