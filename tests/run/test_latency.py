@@ -113,3 +113,9 @@ def test_replay_keeps_the_recorded_latency(tmp_path) -> None:
 def test_replay_refuses_a_bad_latency(tmp_path, latency) -> None:
     with pytest.raises(InputError, match="latency"):
         _replay(tmp_path, latency)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -0.1, "1.0", True])
+def test_a_system_reporting_impossible_times_is_refused(bad) -> None:
+    with pytest.raises(ValueError, match=r"Reply\.timing\.total_s must be a finite number of seconds"):
+        measure_latency(ReplyTiming(0.1, 0.1, bad), 1.0, has_text=True, has_audio=True, audio_s=1.0)

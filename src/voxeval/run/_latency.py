@@ -9,6 +9,7 @@ text arrive, as far as voxeval can see, when the whole response does: ``first_au
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -62,9 +63,20 @@ def measure_latency(
         total: float | None = call_s
         by: TimedBy = "call"
     else:
-        first_audio, first_text, total, by = timing.first_audio_s, timing.first_text_s, timing.total_s, "system"
+        first_audio, first_text, total = (_seconds(timing, n) for n in ("first_audio_s", "first_text_s", "total_s"))
+        by = "system"
     rtf = total / audio_s if total is not None and audio_s else None  # 0 s of audio has no real-time factor
     return Latency(first_audio, first_text, total, audio_s, rtf, by)
+
+
+def _seconds(timing: ReplyTiming, name: str) -> float | None:
+    """A system's reported time, checked: a finite number of seconds ≥ 0, or ``None`` (not observed)."""
+    value = getattr(timing, name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        raise ValueError(f"Reply.timing.{name} must be a finite number of seconds ≥ 0 or None, got {value!r}")
+    return float(value)
 
 
 def audio_seconds(wav: bytes) -> float | None:
