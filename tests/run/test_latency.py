@@ -119,3 +119,45 @@ def test_replay_refuses_a_bad_latency(tmp_path, latency) -> None:
 def test_a_system_reporting_impossible_times_is_refused(bad) -> None:
     with pytest.raises(ValueError, match=r"Reply\.timing\.total_s must be a finite number of seconds"):
         measure_latency(ReplyTiming(0.1, 0.1, bad), 1.0, has_text=True, has_audio=True, audio_s=1.0)
+
+
+class Streaming:
+    """A system that reports its own timings (as the streaming systems do)."""
+
+    name = "streaming"
+    concurrency = 1
+
+    def __init__(self, timing: ReplyTiming) -> None:
+        self.timing = timing
+
+    async def respond(self, turn: Turn):
+        from voxeval.systems import Reply
+
+        return Reply("はい。", clip("はい。", seconds=0.4), timing=self.timing)
+
+    def describe(self) -> dict:
+        return {}
+
+
+def _reply_row(tmp_path, timing: ReplyTiming) -> dict:
+    import asyncio
+
+    from voxeval.run._replies import ReplyItem, ReplyWorker
+
+    (tmp_path / "in.wav").write_bytes(clip("入力"))
+    worker = ReplyWorker(Streaming(timing), tmp_path, {"d/1": {"audio": "in.wav"}}, ("system", "user"))
+    (row,) = asyncio.run(worker(ReplyItem("d", "1", "")))
+    return row
+
+
+def test_reply_stage_keeps_a_streaming_systems_own_times(tmp_path) -> None:
+    row = _reply_row(tmp_path, ReplyTiming(0.25, 0.125, 0.8))
+    assert row["status"] == "ok" and row["audio"].startswith("audio/replies/")
+    assert row["latency"] == {"first_audio_s": 0.25, "first_text_s": 0.125, "total_s": 0.8, "audio_s": 0.4,
+                              "rtf": 2.0, "timed_by": "system"}  # fmt: skip
+
+
+def test_reply_with_impossible_times_fails_and_writes_no_audio(tmp_path) -> None:
+    row = _reply_row(tmp_path, ReplyTiming(0.25, 0.125, -1.0))
+    assert row["status"] == "failed" and "Reply.timing.total_s must be a finite number" in row["error"]
+    assert not (tmp_path / "audio").exists()

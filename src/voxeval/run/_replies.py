@@ -75,13 +75,13 @@ class ReplyWorker:
         row: Row = {"key": key, "dataset": item.dataset, "system": self.system.name, "id": item.id}
         try:
             reply = await self.system.respond(turn)
+            call_s = time.perf_counter() - started
+            row.update(self._reply_fields(key, reply, call_s))
         except Exception as exc:  # an outcome (refused, …) or a failure: recorded, never scored as text
             found = classify_error(exc)
             row.update(status=found.status, outcome=found.outcome, text="", error=describe_error(exc))
             if found.outcome == "failed":
                 row["trace"] = traceback.format_exc(limit=3)[-2000:]
-        else:
-            row.update(self._reply_fields(key, reply, time.perf_counter() - started))
         row["elapsed_s"] = round(time.perf_counter() - started, 3)
         return [row]
 
@@ -98,14 +98,15 @@ class ReplyWorker:
         if found.reason:
             fields["error"] = found.reason
         fields["meta"] = recordable_meta(reply.meta)
-        if reply.audio and found.status != "failed":
+        keep_audio = bool(reply.audio) and found.status != "failed"
+        timing = reply.timing if isinstance(reply.timing, ReplyTiming) else None
+        audio_s = audio_seconds(reply.audio) if keep_audio and isinstance(reply.audio, bytes) else None
+        # Measured (and a system's own times checked) before any file is written: a bad timing fails the reply.
+        latency = measure_latency(timing, call_s, has_text=bool(found.text), has_audio=keep_audio, audio_s=audio_s)
+        if keep_audio and reply.audio:
             path = self.run_dir / "audio" / "replies" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.wav"
             atomic_write_bytes(path, reply.audio)
             fields["audio"] = str(path.relative_to(self.run_dir))
-        has_audio = "audio" in fields
-        audio_s = audio_seconds(reply.audio) if reply.audio and has_audio else None
-        timing = reply.timing if isinstance(reply.timing, ReplyTiming) else None
-        latency = measure_latency(timing, call_s, has_text=bool(found.text), has_audio=has_audio, audio_s=audio_s)
         fields["latency"] = latency.to_json()
         return fields
 
