@@ -189,3 +189,28 @@ def test_reply_asr_worker_travels_to_cpu_workers_as_its_spec() -> None:
     assert worker.cpu_bound and copy.cpu_bound and copy.engine is None
     copy.setup()
     assert isinstance(copy.engine, SaidASR)
+
+
+def test_an_openai_model_speaking_is_annotated_on_what_it_said(tmp_path, monkeypatch) -> None:
+    """``openai:…?audio_out=1`` against the mock: its transcript is some gold reply, but its audio (the mock's
+    sine clip, for every reply) is heard as the first sample's gold reply: what is annotated is what was heard."""
+    import hashlib
+
+    from tests.run.asr_doubles import SAID
+    from tests.run.mock_replies import gold_by_audio
+    from voxeval.testing.mockserver import MockServer, sine_wav
+
+    first, second = IDS[:2]
+    SAID[hashlib.sha256(sine_wav(0.2)).hexdigest()] = gold_text(first)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-speech")
+    out = tmp_path / "run"
+    with MockServer(gold_by_audio) as srv:
+        spec = f"openai:gpt-4o-audio-preview@{srv.openai_base_url}?audio_out=1"
+        args = ["run", "--dataset", "ja-assistant", "--limit", "2", "--system", spec, "--annotator", "gold"]
+        assert main([*args, "--reply-asr", "test-said", "--out", str(out), "--quiet", "--no-cache"]) == 0
+    replies = {r["id"]: r for r in lines(out / "replies.jsonl")}
+    assert all(replies[i]["text"] != gold_text(first) and replies[i]["latency"]["audio_s"] == 0.2 for i in IDS[:2])
+    got = {r["id"]: r["wed"] for r in lines(out / "scores.jsonl")}
+    assert got[first] == 0.0 and got[second] > 0.0  # both annotated as the first gold reply: what was heard
+    channels = (out / "report.md").read_text(encoding="utf-8").split("spoken versus text channel")[1]
+    assert "| 2 | 0 |" in channels and "2 (100%)" in channels  # two pairs, none speech only, both differ
