@@ -148,6 +148,8 @@ def test_reports_show_latency_and_the_two_channels(runs: dict[str, Any]) -> None
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Table 1 (latency)" in html and "spoken versus text channel" in html
     assert "Table 1 (latency): time to reply per system" in runs["printed"]["speech"]
+    csv_rows = (out / "tables.csv").read_text(encoding="utf-8").splitlines()
+    assert any(r.startswith("latency,replay:speech,4,call,") for r in csv_rows)
 
 
 def test_compare_shows_latency_between_runs(runs: dict[str, Any], capsys) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
 from voxeval.report._html import esc, figure, page, table
+from voxeval.report._latency import LATENCY_HEAD, latency_rows, system_latency
 from voxeval.report._load import RunData
 from voxeval.report._speech import channel_section, latency_section
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
@@ -303,7 +304,7 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
     atomic_write_text(out["md"], _markdown(sets, paired, latency_md) + trust_md + channel_md + usage_md)
-    atomic_write_text(out["csv"], _csv(t1, paired))
+    atomic_write_text(out["csv"], _csv(t1, paired, latency_rows(system_latency(data.replies))))
     return out
 
 
@@ -348,11 +349,14 @@ def _markdown(sets: list[Any], paired: list[list[object]], latency_md: str = "")
     return md
 
 
-def _csv(t1: list[list[object]], paired: list[list[object]]) -> str:
+def _csv(t1: list[list[object]], paired: list[list[object]], latency: list[list[object]]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["table", *TABLE1_HEAD])
     writer.writerows(["table1", *r] for r in t1)
     writer.writerow(["table", *PAIRED_HEAD])
     writer.writerows(["paired", *r] for r in paired)
+    if latency:
+        writer.writerow(["table", *LATENCY_HEAD])
+        writer.writerows(["latency", *r] for r in latency)
     return buf.getvalue()
