@@ -216,3 +216,21 @@ def test_an_openai_model_speaking_is_annotated_on_what_it_said(tmp_path, monkeyp
     assert got[first] == 0.0 and got[second] > 0.0  # both annotated as the first gold reply: what was heard
     channels = (out / "report.md").read_text(encoding="utf-8").split("spoken versus text channel")[1]
     assert "| 2 | 0 |" in channels and "2 (100%)" in channels  # two pairs, none speech only, both differ
+
+
+def test_a_run_killed_before_its_reply_asr_resumes_without_asking_again(runs, replay, tmp_path, capsys) -> None:
+    """Replies whose audio was not transcribed yet are listed as pending, and a resumed run transcribes them
+    without calling the systems again; the scores equal the uninterrupted run's."""
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(runs["root"] / "speech", out)
+    (out / "reply_asr.jsonl").unlink()
+    assert main(["report", str(out)]) == 0
+    assert "reply pending: reply audio not transcribed yet (resume the run" in (out / "report.md").read_text("utf-8")
+    replies = (out / "replies.jsonl").read_bytes()
+    systems = (f"replay:{replay}", "python:tests.run.doubles:speak_gold")
+    assert run(out, *systems, extra=("--reply-asr", "test-said")) == 0
+    assert (out / "replies.jsonl").read_bytes() == replies
+    assert scores(out, "replay:speech") == scores(runs["root"] / "speech", "replay:speech")
+    capsys.readouterr()
