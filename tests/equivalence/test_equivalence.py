@@ -25,12 +25,14 @@ CHANGED: dict[tuple[str, str], str] = {
     ("run-da", "report.md"): USAGE,
     ("run-style", "report.html"): USAGE,
     ("run-style", "report.md"): USAGE,
-    ("run-da", "<stdout>"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
+    ("run-da", "<stdout>"): "Table 1 gains voxeval's gold-coverage column (issue 17) and the latency table (issue 30)",
     ("score", "<stdout>"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
     ("score", "report.md"): "Table 1 gains voxeval's gold-coverage column (issue 17)",
     ("run-da", "replies.jsonl"): OUTCOME,
     ("run-style", "replies.jsonl"): OUTCOME,
     ("run-da", "config.json"): "ja-assistant conformed to the labelling guide's settled cases (issue 17): new sha256",
+    ("run-da", "tables.csv"): "the latency table (issue 30): per-system reply latency, measured, so never equal",
+    ("run-style", "<stdout>"): "the latency table (issue 30): per-system reply latency under the style scores",
     ("score", "config.json"): "new: records the gold and prediction files, so `voxeval report` can rebuild the folder",
 }
 """(command, file) whose content may differ from ``before.json``, and why."""

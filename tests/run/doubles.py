@@ -32,3 +32,26 @@ def flaky(turn: Turn) -> Reply:
 def parrot(turn: Turn) -> str:
     """Repeats the user's input with 「はい、」 in front: an echo, which must get no acts."""
     return "はい、" + turn.reference_text
+
+
+def speak_gold(turn: Turn) -> bytes:
+    """Speaks the gold reply and gives no text (WAV bytes only): heard by the ``test-said`` reply ASR double."""
+    from tests.run.asr_doubles import clip
+
+    return clip(echo_gold(turn))
+
+
+_TTS: list = []
+"""The pyopenjtalk engine of :func:`speak_gold_tts`, built on first use."""
+
+
+def speak_gold_tts(turn: Turn) -> Reply:
+    """An oracle that speaks: the gold reply as text and spoken by pyopenjtalk (to measure what reply ASR costs an
+    honest speaker: WED on the spoken channel against the text channel; see docs/runs.md, "Reply rows")."""
+    from voxeval.speech.audio import to_input_format
+    from voxeval.speech.tts import VoiceStyle, engine_from_spec
+
+    if not _TTS:
+        _TTS.append(engine_from_spec("pyopenjtalk"))
+    text = echo_gold(turn)
+    return Reply(text, to_input_format(_TTS[0].synthesize(text, VoiceStyle())))

@@ -294,6 +294,7 @@ def test_a_local_cascade_replies_on_ray_workers_as_it_does_on_the_event_loop(clu
 
         def run(out: Path, executor: str) -> tuple[dict, dict, str]:
             args = ["run", "--dataset", "ja-assistant", "--limit", "4", "--system", spec, "--annotator", "offline"]
+            args += ["--reply-text", "model", "--reply-asr", "none"]  # about the cascade's replies, not reply ASR
             assert main([*args, "--out", str(out), "--no-cache", "--executor", executor]) == 0
             replies = {r["id"]: (r["status"], r["text"]) for r in lines(out / "replies.jsonl")}
             audio = {r["id"]: (out / r["audio"]).read_bytes() for r in lines(out / "replies.jsonl")}

@@ -50,6 +50,13 @@ def test_style_run_separates_systems_and_resumes(tmp_path) -> None:
     assert (out / "judgements.jsonl").read_bytes() == before
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "voxeval style report" in html and "Paired comparisons" in html and "no reply audio" in html
+    # Latency is recorded for the style benchmark too (issue 30): per reply, and summarised per system.
+    replies = [json.loads(x) for x in (out / "replies.jsonl").read_text(encoding="utf-8").splitlines()]
+    high_rows = [r for r in replies if r["system"].endswith("high_voice")]
+    assert all(r["latency"]["audio_s"] == 0.5 and r["latency"]["first_audio_s"] is not None for r in high_rows)
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "| python:tests.run.style_doubles:high_voice | 6 | call |" in md
+    assert not (out / "reply_asr.jsonl").exists()  # the style judge hears the audio itself: no reply ASR
 
 
 def test_batch_judges_see_all_of_a_systems_replies(tmp_path) -> None:

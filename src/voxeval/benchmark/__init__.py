@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from voxeval.errors import ConfigError, InputError, Location
 from voxeval.registry import Registry

@@ -10,7 +10,7 @@ from typing import Any
 from voxeval.acts import parse_acts
 from voxeval.annotate import Annotator
 from voxeval.data import Dataset, Prediction, resolve_dataset
-from voxeval.errors import InputError, Location
+from voxeval.errors import ConfigError, InputError, Location
 from voxeval.languages import LANGUAGES
 from voxeval.report import RunData
 from voxeval.run import Plan, RunRequest, RunSettings, StageRun
@@ -19,6 +19,23 @@ from voxeval.run._inputs import check_dataset_audio, dataset_input_items
 from voxeval.run._keys import read_run_log, reply_key
 from voxeval.run._replies import dataset_reply_items
 from voxeval.run._scoring import ScoredSet, score_predictions, table_row, write_score_outputs
+
+
+def reply_settings(request: RunRequest) -> tuple[str, str]:
+    """``reply_text`` and ``reply_asr`` of a dialogue-act run: speech through the offline Whisper by default.
+
+    ``--reply-asr none`` turns reply ASR off, which only ``--reply-text model`` allows (speech needs a transcript).
+    """
+    from voxeval.run._reply_asr import DEFAULT_REPLY_ASR, REPLY_TEXTS
+
+    text = request.reply_text or "speech"
+    if text not in REPLY_TEXTS:
+        raise ConfigError(f"--reply-text must be one of {', '.join(REPLY_TEXTS)}, got {text!r}")
+    asr = request.reply_asr if request.reply_asr is not None else DEFAULT_REPLY_ASR
+    asr = "" if asr.strip() == "none" else asr.strip()
+    if text == "speech" and not asr:
+        raise ConfigError("--reply-text speech annotates the ASR transcript of reply audio: it needs a --reply-asr")
+    return text, asr
 
 
 def load_datasets(settings: RunSettings, limit: int | None) -> list[Dataset]:
@@ -87,11 +104,25 @@ def predictions_for(
     return preds
 
 
+def read_replies(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """The reply rows of a run joined with their reply ASR, as the run's ``--reply-text`` scores them."""
+    from voxeval.run._config import read_config, settings_of
+    from voxeval.run._reply_asr import LOG, scored_replies
+
+    config = read_config(run_dir)
+    if config is None:
+        raise InputError(Location(str(run_dir)), "not a run directory (no config.json)")
+    mode = settings_of(config, run_dir).reply_text
+    heard = read_run_log(run_dir / LOG)
+    return scored_replies(read_run_log(run_dir / "replies.jsonl"), heard, "speech" if mode == "speech" else "model")
+
+
 def scored_sets(
     run_dir: Path, datasets: list[Dataset], system_names: list[str]
 ) -> tuple[list[ScoredSet], dict[str, dict[str, Any]]]:
-    """Score whatever the run directory's logs hold (read-only); also returns the reply rows by key."""
-    replies = read_run_log(run_dir / "replies.jsonl")
+    """Score whatever the run directory's logs hold (read-only); also returns the reply rows by key, as scored
+    (:func:`voxeval.run._reply_asr.scored_replies`: ``text`` is the annotated channel)."""
+    replies = read_replies(run_dir)
     annotations = read_run_log(run_dir / "annotations.jsonl")
     sets = [
         score_predictions(
@@ -200,6 +231,7 @@ class DialogueActsBenchmark:
         from voxeval.systems import default_prompts
 
         system_prompt, user_prompt = default_prompts()
+        reply_text, reply_asr = reply_settings(request)
         return RunSettings(
             benchmark=self.name,
             datasets=request.datasets or ("ja-assistant",),
@@ -209,6 +241,8 @@ class DialogueActsBenchmark:
             split=request.split,
             system_prompt=request.system_prompt if request.system_prompt is not None else system_prompt,
             user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,
+            reply_text=reply_text,
+            reply_asr=reply_asr,
         )
 
     def plan(self, settings: RunSettings, limit: int | None) -> Plan:
@@ -236,8 +270,12 @@ class DialogueActsBenchmark:
     def table(self, summary: list[ScoredSet], run_dir: Path) -> str:
         """Table 1, and how many samples were excluded."""
         from voxeval.report import table1_markdown
+        from voxeval.report._speech import LATENCY_TITLE, latency_markdown
 
         text = table1_markdown([table_row(s) for s in summary])
+        latency = latency_markdown(read_run_log(run_dir / "replies.jsonl"))
+        if latency:
+            text += f"\n\n{LATENCY_TITLE}\n\n{latency}"
         failed = sum(len(s.summary.excluded) for s in summary)
         if failed:
             text += f"\n\n{failed} sample(s) failed or are unfinished and were excluded; see {run_dir / 'report.md'}"

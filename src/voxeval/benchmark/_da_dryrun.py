@@ -34,6 +34,9 @@ def dry_run(settings: RunSettings, datasets: list[Dataset], run_dir: Path) -> di
         "synthesise": {"engine": settings.tts, "pending": len(to_synth)},
         "systems": {},
         "annotator": settings.annotator,
+        # Reply audio is transcribed after the replies come back (how many speak is known only then).
+        "reply_text": settings.reply_text,
+        "reply_asr": settings.reply_asr or None,
     }
     for spec in settings.systems:
         # Names of systems are their spec strings except for the cascade defaults; good enough for a plan.

@@ -125,8 +125,11 @@ class StyleBenchmark:
 
     def settings(self, request: RunRequest) -> RunSettings:
         """Settings with the style prompts, ``acoustic-ja`` and one TTS engine per language by default."""
+        from voxeval.errors import ConfigError
         from voxeval.prompts import load_prompt
 
+        if request.reply_text is not None or request.reply_asr is not None:
+            raise ConfigError("--reply-text and --reply-asr apply to --benchmark da; style judges the reply audio")
         return RunSettings(
             benchmark=self.name,
             datasets=request.datasets or ("acoustic-ja",),
@@ -169,7 +172,10 @@ class StyleBenchmark:
         for name, block in summary["systems"].items():
             overall = "—" if block["overall"] is None else f"{block['overall']:.3f}"
             lines.append(f"| {name} | {overall} | {block['ok']} | {block['failed']} | {block['not_measured']} |")
-        return "\n".join(lines)
+        from voxeval.report._speech import LATENCY_TITLE, latency_markdown
+
+        latency = latency_markdown(read_run_log(run_dir / "replies.jsonl"))
+        return "\n".join(lines) + (f"\n\n{LATENCY_TITLE}\n\n{latency}" if latency else "")
 
     def dry_run(self, settings: RunSettings, plan: Plan, run_dir: Path) -> dict[str, Any]:
         """Items, systems and calls."""

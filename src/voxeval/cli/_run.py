@@ -49,6 +49,19 @@ def register(commands: Any) -> None:
         "--tts",
         help="engine for inputs without audio (default: pyopenjtalk for da; auto = one engine per language for style)",
     )
+    p.add_argument(
+        "--reply-text",
+        choices=("speech", "model"),
+        help="da: which reply channel is annotated: speech = voxeval's ASR transcript of the reply audio (default; "
+        "a reply without audio is scored on its text), model = the model's own text (a reply that only speaks "
+        "then scores as empty); recorded in config.json",
+    )
+    p.add_argument(
+        "--reply-asr",
+        metavar="ENGINE",
+        help="da: ASR engine that transcribes reply audio (default whisper-base, offline; none = no reply ASR, "
+        "only with --reply-text model); recorded in config.json",
+    )
     p.add_argument("--split", help="only this split of each dataset (dev / test)")
     p.add_argument("--out", required=True, type=Path, help="run directory (created, or resumed)")
     p.add_argument("--limit", type=int, help="only the first N samples of each dataset")
@@ -105,6 +118,8 @@ def request_from_args(args: argparse.Namespace) -> Any:
         split=args.split,
         system_prompt=_prompt(args.system_prompt_file, None),
         user_prompt=_prompt(args.user_prompt_file, None),
+        reply_text=args.reply_text,
+        reply_asr=args.reply_asr,
     )
 
 

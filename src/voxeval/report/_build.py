@@ -13,7 +13,9 @@ from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
 from voxeval.report._echoes import echo_section
 from voxeval.report._html import esc, figure, page, table
+from voxeval.report._latency import LATENCY_HEAD, latency_rows, system_latency
 from voxeval.report._load import RunData
+from voxeval.report._speech import channel_section, latency_section
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
 from voxeval.report._tables import CONTENT_NOTE, format_acts, render_markdown, representatives
 from voxeval.report._validity import system_level_section
@@ -295,14 +297,20 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     scored = [s for s in sets if s.scores]
     trust_html, trust_md = _trust_section(data)
     echo_html, echo_md = echo_section(run_dir, sets)
+    latency_html, latency_md = latency_section(data.replies)
+    channel_html, channel_md = channel_section(
+        data.replies, str(cfg["settings"].get("extra", {}).get("reply", {}).get("text", "model"))
+    )
     sections = [
         "<h2>Table 1: scores per dataset × system</h2>",
         table(table1_head(sets), t1, numeric=(2, 3, 4, 6, 8, 9, 10, 11)),
         '<p class="meta">95% CIs: percentile bootstrap, 2000 resamples, seed 0. Excluded = failed or unfinished '
         "samples, never scored. Breakdown columns follow one optimal edit path per sample.</p>",
         f'<p class="meta">{esc(CONTENT_NOTE.strip())}</p>' if _has_content(sets) else "",
+        latency_html,
         trust_html,
         echo_html,
+        channel_html,
     ]
     if scored:
         sections += [
@@ -324,8 +332,9 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     ]
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
-    atomic_write_text(out["md"], _markdown(sets, paired) + trust_md + echo_md + usage_md)
-    atomic_write_text(out["csv"], _csv(table1_head(sets), t1, paired))
+    md = _markdown(sets, paired, latency_md) + trust_md + echo_md + channel_md + usage_md
+    atomic_write_text(out["md"], md)
+    atomic_write_text(out["csv"], _csv(table1_head(sets), t1, paired, latency_rows(system_latency(data.replies))))
     return out
 
 
@@ -367,21 +376,25 @@ def _content_summary(s: Any) -> Any:
     return s.content.summary if getattr(s, "content", None) is not None else None
 
 
-def _markdown(sets: list[Any], paired: list[list[object]]) -> str:
+def _markdown(sets: list[Any], paired: list[list[object]], latency_md: str = "") -> str:
     from voxeval.report._tables import TableRow
 
     reps = [r for s in sets for r in representatives(s.scores, {g.id: g for g in s.gold}, s.predictions, s.system)]
-    md = render_markdown([TableRow(s.dataset, s.system, s.summary, _content_summary(s)) for s in sets], reps)
+    rows = [TableRow(s.dataset, s.system, s.summary, _content_summary(s)) for s in sets]
+    md = render_markdown(rows, reps, after_table1=latency_md)
     if paired:
         md += "\n## Paired comparisons (WED, a − b)\n\n" + markdown_table(PAIRED_HEAD, paired) + "\n"
     return md
 
 
-def _csv(head: list[str], t1: list[list[object]], paired: list[list[object]]) -> str:
+def _csv(head: list[str], t1: list[list[object]], paired: list[list[object]], latency: list[list[object]]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["table", *head])
     writer.writerows(["table1", *r] for r in t1)
     writer.writerow(["table", *PAIRED_HEAD])
     writer.writerows(["paired", *r] for r in paired)
+    if latency:
+        writer.writerow(["table", *LATENCY_HEAD])
+        writer.writerows(["latency", *r] for r in latency)
     return buf.getvalue()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from voxeval.report._latency import compare_latency
 from voxeval.report._load import RunData
 from voxeval.report._stats import paired_test
 
@@ -13,6 +14,11 @@ def _pairs(sets_a: list[Any], sets_b: list[Any]) -> list[tuple[Any, Any]]:
         return [(sets_a[0], sets_b[0])]
     by_b = {(s.dataset, s.system): s for s in sets_b}
     return [(a, by_b[(a.dataset, a.system)]) for a in sets_a if (a.dataset, a.system) in by_b]
+
+
+def _rows_of(run: RunData, dataset: str, system: str) -> dict[str, dict[str, Any]]:
+    """One system's reply rows on one dataset, by sample id."""
+    return {str(r["id"]): r for r in run.replies.values() if r.get("dataset") == dataset and r.get("system") == system}
 
 
 def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10) -> dict[str, Any]:
@@ -46,6 +52,7 @@ def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10) -> dict[str, 
                 "ties": None if test is None else test.ties,
                 "largest_changes": [{"id": i, "wed_a": wa[i], "wed_b": wb[i]} for i in changes if wa[i] != wb[i]],
                 **_content(a, b),
+                "latency": compare_latency(_rows_of(run_a, a.dataset, a.system), _rows_of(run_b, b.dataset, b.system)),
             }
         )
     return {"run_a": str(run_a.run_dir), "run_b": str(run_b.run_dir), "comparisons": results}
@@ -119,6 +126,7 @@ def compare_markdown(result: dict[str, Any]) -> str:
             f"{_effect(c['effect_size'])} | {c['b_better']}/{c['b_worse']}/{c['ties']} |"
         )
     lines += _content_lines(result["comparisons"])
+    lines += _latency_lines(result["comparisons"])
     for c in result["comparisons"]:
         if c["largest_changes"]:
             lines.append(
@@ -126,3 +134,32 @@ def compare_markdown(result: dict[str, Any]) -> str:
                 + ", ".join(f"{x['id']} {x['wed_a']:.2f}→{x['wed_b']:.2f}" for x in c["largest_changes"])
             )
     return "\n".join(lines) + "\n"
+
+
+def _seconds(value: float | None, sign: str = "") -> str:
+    return "—" if value is None else f"{value:{sign}.3f}"
+
+
+def _latency_lines(comparisons: list[dict[str, Any]]) -> list[str]:
+    """The latency table of a comparison: medians and the paired mean difference (seconds, B − A)."""
+    rows = []
+    for c in comparisons:
+        for name, label in (("first_audio_s", "first audio"), ("total_s", "total")):
+            x = (c.get("latency") or {}).get(name)
+            if not x or (x["median_a"] is None and x["median_b"] is None):
+                continue
+            diff = "—"
+            if x["b_minus_a"] is not None:
+                diff = f"{x['b_minus_a']:+.3f} [{x['ci'][0]:+.3f}, {x['ci'][1]:+.3f}] (p {x['p_value']:.4f})"
+            rows.append(
+                f"| {c['dataset']} | {c['a']} | {c['b']} | {label} | {_seconds(x['median_a'])} | "
+                f"{_seconds(x['median_b'])} | {x['paired_n']} | {diff} |"
+            )
+    if not rows:
+        return []
+    return [
+        "\n## Latency (seconds from the end of the input; client clock, network included)\n",
+        "| dataset | A | B | latency | median A | median B | paired n | B − A mean [95% CI] |",
+        "|---|---|---|---|---:|---:|---:|---|",
+        *rows,
+    ]

@@ -119,3 +119,46 @@ def paired_test(
         losses=int(np.sum(d < 0)),
         ties=int(np.sum(d == 0)),
     )
+
+
+@dataclass(frozen=True)
+class QuantileInterval:
+    """A quantile (the median, the 90th percentile) with its 95% percentile-bootstrap confidence interval."""
+
+    q: float
+    """Which quantile, 0–1 (0.5: the median)."""
+    value: float
+    """The sample quantile (numpy's default, linear interpolation between order statistics)."""
+    low: float
+    """2.5th percentile of the bootstrap quantiles."""
+    high: float
+    """97.5th percentile of the bootstrap quantiles."""
+    n: int
+    """Number of values."""
+
+
+def bootstrap_quantile_ci(
+    values: Sequence[float], q: float, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED
+) -> QuantileInterval | None:
+    """95% percentile bootstrap CI of the ``q`` quantile; ``None`` for no values, a zero-width interval for one.
+
+    >>> bootstrap_quantile_ci([1.0, 2.0, 3.0], 0.5).value
+    2.0
+    """
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"quantile must be within 0 and 1, got {q}")
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return None
+    value = float(np.quantile(data, q))
+    if data.size == 1:
+        return QuantileInterval(q, value, value, value, 1)
+    rng = np.random.default_rng(seed)
+    stats = np.concatenate(
+        [
+            np.quantile(data[rng.integers(0, data.size, size=(k, data.size))], q, axis=1)
+            for k in _row_blocks(resamples, data.size)
+        ]
+    )
+    low, high = np.percentile(stats, [2.5, 97.5])
+    return QuantileInterval(q, value, float(low), float(high), int(data.size))

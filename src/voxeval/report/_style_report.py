@@ -219,6 +219,7 @@ def build_style_reports(
 ) -> dict[str, Path]:
     """``report.md``, ``report.html`` and ``tables.csv`` of a style run (or a ``voxeval judge`` output folder)."""
     from voxeval.report._build import markdown_table, usage_section
+    from voxeval.report._speech import latency_section
 
     summary = read_json_object(run_dir / "summary.json")
     block = "systems" if summary is not None and "systems" in summary else "models"  # a `voxeval judge` summary
@@ -229,6 +230,7 @@ def build_style_reports(
     judged = load_judgements(run_dir)
     replies = read_run_log(run_dir / "replies.jsonl")
     usage_html, usage_md = usage_section(replies, prices)
+    latency_html, latency_md = latency_section(replies)
     overall_rows, paired, dist = _overall_rows(systems), _paired(judged), _distribution(judged)
     ability_head, ability_rows = _ability_table(summary, judged)
     agreement_html, agreement_md = _agreement(judged, human)
@@ -239,6 +241,7 @@ def build_style_reports(
         '<p class="meta">Weights: each VStyle category 0.25; inside acoustic attributes, composite 0.125 and '
         "the other six 0.125/6, renormalised over what was evaluated. Failed and not-measured items are "
         "excluded from means and counted in coverage.</p>",
+        latency_html,
         "<h2>Per ability</h2>",
         table(ability_head, ability_rows),
         *acoustic_html,
@@ -264,6 +267,6 @@ def build_style_reports(
             markdown_table(PAIRED_HEAD, paired),
         ]
     )
-    atomic_write_text(out["md"], md + "\n" + agreement_md + usage_md)
+    atomic_write_text(out["md"], md + "\n" + latency_md + agreement_md + usage_md)
     _write_csv(out["csv"], [("overall", OVERALL_HEAD, overall_rows), ("ability", ability_head, ability_rows)])
     return out

@@ -137,9 +137,12 @@ def table2_markdown(reps: Sequence[Representative]) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(rows: Sequence[TableRow], reps: Sequence[Representative]) -> str:
-    """The Markdown report of a scoring: Table 1, missing predictions, Table 2."""
+def render_markdown(rows: Sequence[TableRow], reps: Sequence[Representative], *, after_table1: str = "") -> str:
+    """The Markdown report of a scoring: Table 1 (and ``after_table1``: its latency section), missing
+    predictions, Table 2."""
     parts = ["# voxeval dialogue-act report", "", "## Table 1: scores per dataset × system", "", table1_markdown(rows)]
+    if after_table1:
+        parts.append(after_table1.rstrip("\n"))
     notes = []
     for r in rows:
         if r.summary.missing_predictions:

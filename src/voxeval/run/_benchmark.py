@@ -43,6 +43,10 @@ class RunRequest:
     """Replacement system prompt (``None``: the benchmark's)."""
     user_prompt: str | None = None
     """Replacement user prompt (``None``: the benchmark's)."""
+    reply_text: str | None = None
+    """``speech`` or ``model``: which reply channel is annotated (``None``: the benchmark's default)."""
+    reply_asr: str | None = None
+    """ASR engine spec for reply audio, or ``none`` (``None``: the benchmark's default)."""
 
 
 @dataclass(frozen=True)

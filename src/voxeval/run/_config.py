@@ -84,6 +84,11 @@ class RunSettings:
     """Only items of these abilities (style; empty: all)."""
     judge_repeats: int = 1
     """Judgements per response (style)."""
+    reply_text: str = "model"
+    """Which reply channel is annotated (da): ``speech`` (the ASR transcript of the reply audio) or ``model``
+    (the model's own text; what runs did before reply ASR, hence the default of a ``config.json`` without it)."""
+    reply_asr: str = ""
+    """ASR engine spec that transcribes reply audio (da); empty: reply audio is not transcribed."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``settings`` of ``config.json``; the benchmark-specific fields are kept under ``extra``, as before
@@ -91,14 +96,20 @@ class RunSettings:
 
         >>> RunSettings("style", ("acoustic-ja",), ("s",), "acoustic", "auto", judge_repeats=3).to_json()["extra"]
         {'judge_options': {'repeats': 3}}
+        >>> RunSettings("da", ("ja-assistant",), ("s",), "offline", "pyopenjtalk", reply_text="speech",
+        ...             reply_asr="whisper-base").to_json()["extra"]
+        {'reply': {'text': 'speech', 'asr': 'whisper-base'}}
         """
         raw = asdict(self)
         abilities, repeats = raw.pop("abilities"), raw.pop("judge_repeats")
+        reply = {"text": raw.pop("reply_text"), "asr": raw.pop("reply_asr")}
         extra: dict[str, Any] = {}
         if abilities:
             extra["abilities"] = sorted(abilities)
         if repeats != 1:
             extra["judge_options"] = {"repeats": repeats}
+        if reply != {"text": "model", "asr": ""}:  # a run of an earlier version (model text, no ASR) keeps its hash
+            extra["reply"] = reply
         return {**raw, "extra": extra}
 
     @classmethod
@@ -110,12 +121,23 @@ class RunSettings:
             **{**fields, "datasets": tuple(fields["datasets"]), "systems": tuple(fields["systems"])},
             abilities=tuple(extra.get("abilities", ())),
             judge_repeats=int(extra.get("judge_options", {}).get("repeats", 1)),
+            reply_text=str(extra.get("reply", {}).get("text", "model")),
+            reply_asr=str(extra.get("reply", {}).get("asr", "")),
         )
 
     def fingerprint(self) -> str:
         """Hash of the settings; a run directory holds the results of exactly one fingerprint."""
         blob = json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def _reply_hint(previous: dict[str, Any], settings: RunSettings) -> str:
+    """What to pass when only the reply channel differs (a run started before reply ASR annotated model text)."""
+    extra = (previous.get("settings") or {}).get("extra") or {}
+    reply = extra.get("reply") or {"text": "model", "asr": ""}
+    if (reply.get("text"), reply.get("asr")) == (settings.reply_text, settings.reply_asr):
+        return ""
+    return f" (this run used --reply-text {reply.get('text')} --reply-asr {reply.get('asr') or 'none'})"
 
 
 def _prompt_info(text: str) -> dict[str, str]:
@@ -140,6 +162,7 @@ def write_config(
         raise ConfigError(
             f"{run_dir} holds a run with different settings (fingerprint {previous.get('fingerprint')} ≠ "
             f"{fingerprint}); use a new --out directory, or the same options as before to resume"
+            + _reply_hint(previous, settings)
         )
     config = {
         "voxeval_version": __version__,

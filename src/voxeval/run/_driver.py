@@ -17,6 +17,7 @@ from voxeval.run._lock import RunLock
 from voxeval.run._names import build_systems
 from voxeval.run._outcomes import max_reply_bytes
 from voxeval.run._replies import generate_replies
+from voxeval.run._reply_asr import ReplyASRWorker, ReplyText, scored_replies, transcribe_replies
 from voxeval.run._stage import StageRun
 from voxeval.systems import SpokenDialogueSystem
 
@@ -66,13 +67,26 @@ def _components(bench: Benchmark, settings: RunSettings, use_cache: bool) -> tup
     return build_components(use_cache, lambda: (build_systems(settings.systems), bench.scorer(settings)))
 
 
+def reply_asr_worker(settings: RunSettings) -> ReplyASRWorker | None:
+    """The reply ASR stage's worker (its engine built, so a bad ``--reply-asr`` stops the run before it writes);
+    ``None`` when the run does not transcribe reply audio."""
+    if not settings.reply_asr:
+        return None
+    from voxeval.speech.asr import asr_from_spec
+
+    return ReplyASRWorker(settings.reply_asr, asr_from_spec(settings.reply_asr))
+
+
 def run_benchmark(bench: Benchmark, settings: RunSettings, options: RunOptions, argv: list[str] | None = None) -> Any:
     """Run (or resume) ``bench`` in ``options.out``; returns the benchmark's summary."""
     max_reply_bytes()  # a bad $VOXEVAL_MAX_REPLY_BYTES stops the run before it writes anything
     plan = bench.plan(settings, options.limit)
     systems, scorer = _components(bench, settings, options.use_cache)
+    asr = reply_asr_worker(settings)
     with RunLock(options.out):
         described = {"systems": {s.name: s.describe() for s in systems}, scorer.role: scorer.describe()}
+        if asr is not None:
+            described["reply_asr"] = asr.engine.describe()
         write_config(
             options.out,
             settings,
@@ -81,12 +95,17 @@ def run_benchmark(bench: Benchmark, settings: RunSettings, options: RunOptions, 
             limit=options.limit,
             argv=argv if argv is not None else sys.argv,
         )
-        asyncio.run(_stages(plan, settings, options, systems, scorer))
+        asyncio.run(_stages(plan, settings, options, systems, scorer, asr))
         return bench.summarise(options.out, plan, [s.name for s in systems])
 
 
 async def _stages(
-    plan: Plan, settings: RunSettings, options: RunOptions, systems: list[SpokenDialogueSystem], scorer: Scorer
+    plan: Plan,
+    settings: RunSettings,
+    options: RunOptions,
+    systems: list[SpokenDialogueSystem],
+    scorer: Scorer,
+    asr: ReplyASRWorker | None = None,
 ) -> None:
     how = options.stage_run()
     out = options.out
@@ -95,4 +114,9 @@ async def _stages(
     replies = await generate_replies(
         out, plan.replies, systems, inputs, prompts, how=how, concurrency=options.concurrency
     )
-    await scorer.stage(out, plan, [s.name for s in systems], replies, how)
+    heard: dict[str, Any] = {}
+    if asr is not None:
+        languages = {(i.dataset, i.id): i.language for i in plan.inputs}
+        heard = await transcribe_replies(out, replies, languages, asr, how=how)
+    mode: ReplyText = "speech" if settings.reply_text == "speech" else "model"
+    await scorer.stage(out, plan, [s.name for s in systems], scored_replies(replies, heard, mode), how)

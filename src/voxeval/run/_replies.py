@@ -14,9 +14,10 @@ from voxeval.io import atomic_write_bytes
 from voxeval.run._executor import Row, Task
 from voxeval.run._inputs import input_audio
 from voxeval.run._keys import check_run_row, reply_key, sample_key
+from voxeval.run._latency import audio_seconds, measure_latency
 from voxeval.run._outcomes import MAX_REPLY_BYTES, classify_error, classify_text, max_reply_bytes, recordable_meta
 from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
-from voxeval.systems import Reply, SpokenDialogueSystem, Turn
+from voxeval.systems import Reply, ReplyTiming, SpokenDialogueSystem, Turn
 
 
 @dataclass(frozen=True)
@@ -66,17 +67,17 @@ class ReplyWorker:
         row: Row = {"key": key, "dataset": item.dataset, "system": self.system.name, "id": item.id}
         try:
             reply = await self.system.respond(turn)
+            call_s = time.perf_counter() - started
+            row.update(self._reply_fields(key, reply, call_s))
         except Exception as exc:  # an outcome (refused, …) or a failure: recorded, never scored as text
             found = classify_error(exc)
             row.update(status=found.status, outcome=found.outcome, text="", error=describe_error(exc))
             if found.outcome == "failed":
                 row["trace"] = traceback.format_exc(limit=3)[-2000:]
-        else:
-            row.update(self._reply_fields(key, reply))
         row["elapsed_s"] = round(time.perf_counter() - started, 3)
         return [row]
 
-    def _reply_fields(self, key: str, reply: Any) -> Row:
+    def _reply_fields(self, key: str, reply: Any, call_s: float) -> Row:
         if not isinstance(reply, Reply):
             return {
                 "status": "failed",
@@ -89,10 +90,16 @@ class ReplyWorker:
         if found.reason:
             fields["error"] = found.reason
         fields["meta"] = recordable_meta(reply.meta)
-        if reply.audio and found.status != "failed":
+        keep_audio = bool(reply.audio) and found.status != "failed"
+        timing = reply.timing if isinstance(reply.timing, ReplyTiming) else None
+        audio_s = audio_seconds(reply.audio) if keep_audio and isinstance(reply.audio, bytes) else None
+        # Measured (and a system's own times checked) before any file is written: a bad timing fails the reply.
+        latency = measure_latency(timing, call_s, has_text=bool(found.text), has_audio=keep_audio, audio_s=audio_s)
+        if keep_audio and reply.audio:
             path = self.run_dir / "audio" / "replies" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.wav"
             atomic_write_bytes(path, reply.audio)
             fields["audio"] = str(path.relative_to(self.run_dir))
+        fields["latency"] = latency.to_json()
         return fields
 
 

@@ -13,8 +13,9 @@ from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
 
 
 class PythonSystem:
-    """Wraps ``callable(turn) -> str | Reply | None`` (sync or async).
+    """Wraps ``callable(turn) -> str | bytes | Reply | None`` (sync or async).
 
+    ``bytes`` are a spoken reply (WAV) without text, scored through the run's reply ASR (``--reply-text speech``);
     ``None`` is an empty reply (as an API's ``content: null``); raising :class:`voxeval.systems.NoReply` reports a
     refusal, a spent output budget or undecodable output the way API systems do.
     """
@@ -50,8 +51,10 @@ class PythonSystem:
             return result
         if isinstance(result, str):
             return Reply(result)
+        if isinstance(result, (bytes, bytearray)):  # speech only: scored through the run's reply ASR
+            return Reply("", bytes(result))
         kind = type(result).__name__
-        raise SystemFailure(f"{self.name} returned {kind}; expected str, None or voxeval.systems.Reply")
+        raise SystemFailure(f"{self.name} returned {kind}; expected str, bytes (WAV), None or voxeval.systems.Reply")
 
     def describe(self) -> dict[str, Any]:
         """The entry point."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 from voxeval.data import parse_id, read_jsonl, resolve_inside
 from voxeval.errors import ConfigError, InputError, Location
-from voxeval.systems._protocol import NoReply, Reply, SystemFailure, Turn, systems
+from voxeval.systems._protocol import NoReply, Reply, ReplyTiming, SystemFailure, Turn, systems
 
 NO_REPLY = ("refused", "truncated", "undecodable")
 """``outcome`` values of a replay row that replay as :class:`NoReply` (as an API system reports them)."""
@@ -32,8 +33,25 @@ def _replayed(row: dict[str, Any], where: Location) -> tuple[str | None, Excepti
     return text, None
 
 
+def _timing(latency: Any, where: Location) -> ReplyTiming:
+    """A row's recorded ``latency`` (a ``replies.jsonl`` of another run) replayed as the reply's timing."""
+    if not isinstance(latency, dict):
+        raise InputError(where, f"must be an object of seconds, got {latency!r}")
+    seconds: dict[str, float | None] = {}
+    for name in ("first_audio_s", "first_text_s", "total_s"):
+        value = latency.get(name)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf
+        ):
+            raise InputError(where.child(name), f"must be a number of seconds ≥ 0 or null, got {value!r}")
+        seconds[name] = None if value is None else float(value)
+    return ReplyTiming(**seconds)
+
+
 class ReplaySystem:
-    """Replies from ``{"id", "text", "audio"?, "outcome"?}`` rows; ``audio`` is a WAV path relative to the file.
+    """Replies from ``{"id", "text", "audio"?, "outcome"?, "latency"?}`` rows; ``audio`` is a WAV path relative to
+    the file; ``latency`` (as a run's ``replies.jsonl`` records it) is replayed as the reply's timing, so a replayed
+    run keeps its measured latency instead of the replay's own near-zero time.
 
     ``"text": null`` is an empty reply (as an API's ``content: null``); ``"outcome": "refused"`` (or
     ``truncated``, ``undecodable``) replays that outcome, ``"failed"`` a failure, with the row's ``error``.
@@ -45,6 +63,7 @@ class ReplaySystem:
         self.path = path
         self.name = f"replay:{path.stem}"
         self._rows: dict[str, tuple[str | None, Path | None, Exception | None]] = {}
+        self._timing: dict[str, ReplyTiming] = {}
         for line, row in read_jsonl(path):
             where = Location(str(path), line)
             sample_id = parse_id(row, where)
@@ -54,6 +73,8 @@ class ReplaySystem:
             if sample_id in self._rows:
                 raise InputError(where.child("id"), f"duplicate id {sample_id!r}")
             self._rows[sample_id] = (text, audio_path, failure)
+            if row.get("latency") is not None:
+                self._timing[sample_id] = _timing(row["latency"], where.child("latency"))
 
     async def respond(self, turn: Turn) -> Reply:
         """The recorded reply for ``turn.id``."""
@@ -62,7 +83,8 @@ class ReplaySystem:
         text, audio, failure = self._rows[turn.id]
         if failure is not None:
             raise failure
-        return Reply(text or "", audio.read_bytes() if audio else None, {"source": str(self.path)})
+        meta = {"source": str(self.path)}
+        return Reply(text or "", audio.read_bytes() if audio else None, meta, self._timing.get(turn.id))
 
     def describe(self) -> dict[str, Any]:
         """The replay file."""

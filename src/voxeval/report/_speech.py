@@ -1,0 +1,67 @@
+"""The speech sections of a report: latency per system (Table 1's latency) and the spoken versus text channel."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from voxeval.report._channels import (
+    CHANNEL_HEAD,
+    CHANNEL_NOTE,
+    EXAMPLE_HEAD,
+    channel_rows,
+    channel_summaries,
+    example_rows,
+)
+from voxeval.report._html import esc, table
+from voxeval.report._latency import LATENCY_HEAD, LATENCY_NOTE, latency_rows, system_latency
+
+LATENCY_TITLE = "Table 1 (latency): time to reply per system"
+"""Heading of the latency table in every report."""
+
+
+def _md_table(head: list[str], rows: list[list[object]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return "\n".join([*lines, *("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows)])
+
+
+def latency_markdown(replies: Mapping[str, Mapping[str, Any]]) -> str:
+    """The latency table as Markdown (empty when no reply has a latency record, e.g. a run of an older version)."""
+    rows = latency_rows(system_latency(replies))
+    return _md_table(LATENCY_HEAD, rows) if rows else ""
+
+
+def latency_section(replies: Mapping[str, Mapping[str, Any]]) -> tuple[str, str]:
+    """The latency table as (HTML, Markdown); both empty without latency records."""
+    rows = latency_rows(system_latency(replies))
+    if not rows:
+        return "", ""
+    numeric = tuple(range(1, len(LATENCY_HEAD)))
+    html = f"<h3>{LATENCY_TITLE}</h3>" + table(LATENCY_HEAD, rows, numeric=numeric)
+    html += f'<p class="meta">{esc(LATENCY_NOTE)}</p>'
+    md = f"\n## {LATENCY_TITLE}\n\n{_md_table(LATENCY_HEAD, rows)}\n\n{LATENCY_NOTE}\n"
+    return html, md
+
+
+def channel_section(replies: Mapping[str, Mapping[str, Any]], reply_text: str) -> tuple[str, str]:
+    """What was said against the text given, per system, as (HTML, Markdown); both empty when no reply audio
+    was transcribed."""
+    summaries = channel_summaries(replies)
+    if not summaries:
+        return "", ""
+    title = "What was said: spoken versus text channel"
+    scored = (
+        "the ASR transcript of the reply audio (replies without audio: their text)"
+        if reply_text == "speech"
+        else "the model's own text"
+    )
+    lead = f"This run annotates {scored} (--reply-text {reply_text})."
+    rows, examples = channel_rows(summaries), example_rows(summaries)
+    html = f"<h2>{title}</h2><p>{esc(lead)}</p>" + table(CHANNEL_HEAD, rows, numeric=(1, 2, 3, 4, 5))
+    md = f"\n## {title}\n\n{lead}\n\n{_md_table(CHANNEL_HEAD, rows)}\n"
+    if examples:
+        html += "<h3>Largest differences</h3>" + table(EXAMPLE_HEAD, examples, numeric=(2,))
+        md += "\nLargest differences:\n\n" + _md_table(EXAMPLE_HEAD, examples) + "\n"
+    html += f'<p class="meta">{esc(CHANNEL_NOTE)}</p>'
+    md += f"\n{CHANNEL_NOTE}\n"
+    return html, md
