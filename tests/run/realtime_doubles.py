@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import io
+import wave
 from typing import Any
 
 import numpy as np
 
 from tests.run.mock_replies import GOLD_REPLIES
+from voxeval.speech.asr import Transcript, asr_engines
 from voxeval.speech.audio import Audio
 from voxeval.speech.tts import VoiceStyle, tts_engines
 from voxeval.testing.realtime import MockReply, MockTurn, tone
@@ -32,10 +35,49 @@ if "tone-tts" not in tts_engines.names():
     tts_engines.register("tone-tts")(lambda voice=None, **options: ToneTTS())
 
 
-def gold_by_pcm(turn: MockTurn) -> str:
-    """A gold reply chosen by the input audio's hash (so the gold annotator labels it)."""
+def _spoken_tone(index: int) -> bytes:
+    return tone(0.4, frequency=180.0 + 9 * index)
+
+
+SPOKEN: dict[str, str] = {hashlib.sha256(_spoken_tone(i)).hexdigest(): g for i, g in enumerate(GOLD_REPLIES)}
+"""What each reply's audio says, by the sha256 of its PCM (the same in every process: a resumed run hears the
+replies an earlier, killed process was given; heard by ``pcm-said``)."""
+
+
+def gold_by_pcm(turn: MockTurn) -> MockReply:
+    """A gold reply chosen by the input audio's hash (so the gold annotator labels it), spoken as a tone of its own
+    pitch, which the ``pcm-said`` reply ASR double hears as that reply."""
     digest = hashlib.sha256(turn.pcm).digest()
-    return GOLD_REPLIES[int.from_bytes(digest[:4], "big") % len(GOLD_REPLIES)]
+    index = int.from_bytes(digest[:4], "big") % len(GOLD_REPLIES)
+    return MockReply(GOLD_REPLIES[index], _spoken_tone(index))
+
+
+class PcmSaidASR:
+    """Hears what :data:`SPOKEN` says a reply's PCM says; audio it was not told about fails like a decoder."""
+
+    name = "pcm-said"
+
+    def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
+        """The registered text of the clip's PCM."""
+        with wave.open(io.BytesIO(wav)) as handle:  # wave.Error on bytes that are not WAV
+            seconds = handle.getnframes() / handle.getframerate()
+            pcm = handle.readframes(handle.getnframes())
+        digest = hashlib.sha256(pcm).hexdigest()
+        if digest not in SPOKEN:
+            raise ValueError(f"pcm-said was not told what clip {digest[:12]} says")
+        return Transcript(SPOKEN[digest], language, speech_seconds=seconds)
+
+    def transcribe_batch(self, wavs: list[bytes], language: str | None = None) -> list[Transcript]:
+        """One by one."""
+        return [self.transcribe(w, language) for w in wavs]
+
+    def describe(self) -> dict[str, Any]:
+        """The double."""
+        return {"asr": self.name}
+
+
+if "pcm-said" not in asr_engines.names():
+    asr_engines.register("pcm-said")(PcmSaidASR)
 
 
 def high_voice(turn: MockTurn) -> MockReply:

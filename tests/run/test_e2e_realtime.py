@@ -35,6 +35,7 @@ def env_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def da_args(out: Path, limit: int, *systems: str) -> list[str]:
     args = ["run", "--dataset", "ja-assistant", "--limit", str(limit), "--annotator", "gold", "--tts", "tone-tts"]
+    args += ["--reply-asr", "pcm-said"]  # the spoken channel is scored (the default), heard by the PCM double
     for system in systems:
         args += ["--system", system]
     return [*args, "--out", str(out), "--quiet", "--no-cache"]
@@ -62,6 +63,9 @@ def test_da_on_both_apis_completes_and_faults_change_nothing(tmp_path: Path) -> 
     replies = rows(clean / "replies.jsonl")
     assert all(r["status"] == "ok" and (clean / r["audio"]).stat().st_size > 44 for r in replies)
     assert all(r["meta"]["input_tokens"] > 0 and r["meta"]["output_tokens"] > 0 for r in replies)
+    assert all(r["latency"]["timed_by"] == "system" and r["latency"]["first_audio_s"] >= 0 for r in replies)
+    heard = {r["key"]: r for r in rows(clean / "reply_asr.jsonl")}
+    assert {k: h["text"] for k, h in heard.items()} == {r["key"]: r["text"] for r in replies}  # both transcripts
     # 10% of sessions closed mid-reply, 5% answered by an error event: retried, nothing lost, same scores.
     plan = SessionFaultPlan(rates={"close_1011": 0.10, "error_event": 0.05}, seed=3)
     with RealtimeMockServer(gold_by_pcm, faults=plan, require_key=SECRET) as srv:
