@@ -40,3 +40,15 @@ LANGUAGES: dict[str, LanguageDefaults] = {
     "zh": LanguageDefaults(None, "espeak-ng:cmn-latn-pinyin", "cmn-latn-pinyin+f3", "cmn-latn-pinyin+m3"),
 }
 """Defaults by ISO 639-1 language code."""
+
+LOCALES: dict[str, str] = {"ja": "ja-JP", "en": "en-US", "zh": "zh-CN"}
+"""The ``input.locale`` voxeval writes for a language (generation, built-in data)."""
+
+
+def language_of(locale: str) -> str:
+    """The ISO 639-1 code of a BCP 47 / POSIX locale.
+
+    >>> language_of("zh-CN"), language_of("en_US"), language_of("JA")
+    ('zh', 'en', 'ja')
+    """
+    return locale.replace("_", "-").split("-")[0].lower()

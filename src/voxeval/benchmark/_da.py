@@ -9,7 +9,7 @@ from typing import Any
 
 from voxeval.acts import parse_acts
 from voxeval.annotate import Annotator
-from voxeval.data import Dataset, Prediction, resolve_dataset
+from voxeval.data import Dataset, Prediction, dataset_language, resolve_dataset
 from voxeval.errors import InputError, Location
 from voxeval.io import read_log
 from voxeval.languages import LANGUAGES
@@ -107,7 +107,8 @@ def _load_scored(run_dir: Path, config: dict[str, Any]) -> RunData:
         load_gold(s["gold"]), load_predictions(s["pred"]), dataset=s["dataset"], system=s["system"],
         ignore_extra=s["ignore_extra"], pred_source=s["pred"],
     )  # fmt: skip
-    return RunData(run_dir, config, [scored], {})
+    gold = scored.gold
+    return RunData(run_dir, config, [scored], {}, {s["dataset"]: dataset_language(gold)})
 
 
 def load_run(run_dir: Path) -> RunData:
@@ -125,7 +126,7 @@ def load_run(run_dir: Path) -> RunData:
     datasets = load_datasets(settings, config.get("limit"))
     names = list(config.get("components", {}).get("systems", {})) or list(settings.systems)
     sets, replies = scored_sets(run_dir, datasets, names)
-    return RunData(run_dir, config, sets, replies)
+    return RunData(run_dir, config, sets, replies, {d.name: d.language for d in datasets})
 
 
 @dataclass
