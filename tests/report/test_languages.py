@@ -61,3 +61,18 @@ def test_compare_within_one_language_needs_no_flag(tmp_path, capsys) -> None:
     assert main(["compare", str(a), str(b), "--json"]) == 0
     c = json.loads(capsys.readouterr().out)["comparisons"][0]
     assert c["language_a"] == c["language_b"] == "ja"
+
+
+def test_a_run_mixing_languages_is_refused_before_anything_is_written(tmp_path, capsys) -> None:
+    out = tmp_path / "mixed"
+    argv = ["run", "--dataset", "ja-assistant", "--dataset", str(_english_copy(tmp_path)), "--limit", "2"]
+    assert (
+        main([*argv, "--system", "python:tests.run.doubles:echo_gold", "--annotator", "gold", "--out", str(out)]) == 2
+    )
+    assert "one language" in capsys.readouterr().err and not out.exists()
+
+
+def test_an_english_run_gets_the_english_appendix_b_prompts(two_languages) -> None:
+    _, en = two_languages
+    config = json.loads((en / "config.json").read_text(encoding="utf-8"))
+    assert config["settings"]["system_prompt"] == "You are a helpful English spoken dialogue assistant."

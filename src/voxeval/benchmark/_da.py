@@ -10,7 +10,7 @@ from typing import Any
 from voxeval.acts import parse_acts
 from voxeval.annotate import Annotator
 from voxeval.data import Dataset, Prediction, dataset_language, resolve_dataset
-from voxeval.errors import InputError, Location
+from voxeval.errors import ConfigError, InputError, Location
 from voxeval.io import read_log
 from voxeval.languages import LANGUAGES
 from voxeval.report import RunData
@@ -36,6 +36,22 @@ def load_datasets(settings: RunSettings, limit: int | None) -> list[Dataset]:
             dataset = Dataset(dataset.name, dataset.path, dataset.samples[:limit])
         loaded.append(dataset)
     return loaded
+
+
+def run_language(specs: tuple[str, ...]) -> str:
+    """The one language of a run's datasets: the Appendix B prompts and the input voice are chosen by it."""
+    from voxeval.run._names import split_named
+
+    found: dict[str, str] = {}
+    for spec in specs:
+        found.setdefault(resolve_dataset(split_named(spec)[1]).language, spec)
+    if len(found) > 1 or any(lang not in LANGUAGES for lang in found):
+        named = ", ".join(f"{spec} ({lang})" for lang, spec in found.items())
+        raise ConfigError(
+            f"datasets in {named}: a dialogue-act run holds one language ({', '.join(LANGUAGES)}), since its "
+            "prompts and input voice are chosen by it; run each language separately"
+        )
+    return next(iter(found))
 
 
 def predictions_for(
@@ -155,16 +171,19 @@ class DialogueActsBenchmark:
     name = "da"
 
     def settings(self, request: RunRequest) -> RunSettings:
-        """Settings with the Appendix B prompts, ``ja-assistant`` and pyopenjtalk by default."""
+        """Settings with the Appendix B prompts and input voice of the datasets' language (``ja-assistant``,
+        the paper's Japanese prompts and pyopenjtalk by default)."""
         from voxeval.systems import default_prompts
 
-        system_prompt, user_prompt = default_prompts()
+        datasets = request.datasets or ("ja-assistant",)
+        language = run_language(datasets)
+        system_prompt, user_prompt = default_prompts(language)
         return RunSettings(
             benchmark=self.name,
-            datasets=request.datasets or ("ja-assistant",),
+            datasets=datasets,
             systems=request.systems,
             annotator=request.annotator,
-            tts=request.tts or LANGUAGES["ja"].tts or "auto",
+            tts=request.tts or LANGUAGES[language].tts or "auto",
             split=request.split,
             system_prompt=request.system_prompt if request.system_prompt is not None else system_prompt,
             user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,
