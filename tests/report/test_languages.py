@@ -20,16 +20,18 @@ def _english_copy(tmp_path, n: int = 3):
     return path
 
 
-def _run(dataset: str, out, system: str = "echo_gold") -> None:
-    argv = ["run", "--dataset", dataset, "--limit", "3", "--system", f"python:tests.run.doubles:{system}"]
+def _run(dataset: str, out, system: str = "echo_gold", tts: tuple[str, ...] = ()) -> None:
+    argv = ["run", "--dataset", dataset, "--limit", "3", "--system", f"python:tests.run.doubles:{system}", *tts]
     assert main([*argv, "--annotator", "gold", "--out", str(out), "--quiet"]) == 0
 
 
-@pytest.fixture
-def two_languages(tmp_path):
-    ja, en = tmp_path / "ja", tmp_path / "en"
+@pytest.fixture(scope="module")
+def two_languages(tmp_path_factory):
+    root = tmp_path_factory.mktemp("languages")
+    ja, en = root / "ja", root / "en"
     _run("ja-assistant", ja)
-    _run(str(_english_copy(tmp_path)), en, "silent")
+    # espeak-ng: the stand-in rows are Japanese text, which only needs to become some audio here.
+    _run(str(_english_copy(root)), en, "silent", ("--tts", "espeak-ng"))
     return ja, en
 
 
@@ -53,9 +55,8 @@ def test_compare_refuses_runs_across_languages_unless_asked(two_languages, capsy
     assert "Cross-language comparison" in capsys.readouterr().out
 
 
-def test_compare_within_one_language_needs_no_flag(tmp_path, capsys) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    _run("ja-assistant", a)
+def test_compare_within_one_language_needs_no_flag(two_languages, tmp_path, capsys) -> None:
+    a, b = two_languages[0], tmp_path / "b"
     _run("ja-assistant", b, "silent")
     capsys.readouterr()
     assert main(["compare", str(a), str(b), "--json"]) == 0
