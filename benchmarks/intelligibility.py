@@ -1,0 +1,120 @@
+"""Intelligibility of synthesised dataset inputs: Whisper base's error rate on each candidate voice.
+
+Run: ``python benchmarks/intelligibility.py DATASET ENGINE [ENGINE …] [--n 20]``, e.g.
+``python benchmarks/intelligibility.py en-assistant piper:joe espeak-ng:en-us``. The inputs are ``n`` user
+utterances spread evenly over the dataset (every k-th row, so every domain is heard), rendered in the input format
+(24 kHz / 16-bit / mono) and transcribed by the offline Whisper base in the dataset's language. English is scored
+by word error rate, Mandarin and Japanese by character error rate, both over the whole set (errors / reference
+length). Both sides are normalised first: case and punctuation dropped; English number words under a hundred
+become digits and "a.m."/"p.m." become "am"/"pm"; Mandarin digits become hanzi numerals and the common traditional
+characters Whisper writes are mapped to simplified ones. A voice is judged on what a listener hears, not on how
+Whisper spells a number. Prints one JSON line per engine and the worst transcripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+
+from voxeval.data import resolve_dataset
+from voxeval.speech.asr import WhisperASR
+from voxeval.speech.audio import to_input_format
+from voxeval.speech.tts import VoiceStyle, engine_from_spec
+
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+_UNITS += "seventeen eighteen nineteen"
+_WORDS = {w: i for i, w in enumerate(_UNITS.split())}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_HANZI_DIGITS = "零一二三四五六七八九"
+_TRADITIONAL = str.maketrans(
+    "們這個時間來點鐘會對嗎說請幫開關燈號電話氣溫風雨雪預報導航鬧設訂單們買賣車站門後裡還體運動貨",
+    "们这个时间来点钟会对吗说请帮开关灯号电话气温风雨雪预报导航闹设订单们买卖车站门后里还体运动货",
+)
+
+
+def normalise_en(text: str) -> list[str]:
+    """Lower-case words without punctuation, number words under a hundred as digits."""
+    text = text.lower().replace("a.m.", "am").replace("p.m.", "pm").replace("-", " ")
+    words = re.findall(r"[a-z0-9']+(?:\.[0-9]+)?", text.replace(",", ""))
+    out: list[str] = []
+    for w in words:
+        if w in _TENS:
+            out.append(str(_TENS[w]))
+        elif w in _WORDS:
+            if out and out[-1].isdigit() and int(out[-1]) in _TENS.values() and _WORDS[w] < 10:
+                out[-1] = str(int(out[-1]) + _WORDS[w])
+            else:
+                out.append(str(_WORDS[w]))
+        else:
+            out.append(w)
+    return out
+
+
+def _hanzi_number(match: re.Match[str]) -> str:
+    digits = match.group(0)
+    if len(digits) > 2:
+        return "".join(_HANZI_DIGITS[int(d)] for d in digits)
+    n = int(digits)
+    if n < 10:
+        return _HANZI_DIGITS[n]
+    tens, units = divmod(n, 10)
+    return ("" if tens == 1 else _HANZI_DIGITS[tens]) + "十" + (_HANZI_DIGITS[units] if units else "")
+
+
+def normalise_zh(text: str) -> list[str]:
+    """Characters without punctuation or spaces, digits as hanzi numerals, common traditional forms simplified."""
+    text = re.sub(r"[0-9]+", _hanzi_number, text.translate(_TRADITIONAL))
+    return [c for c in text if c.isalnum()]
+
+
+def edit_distance(ref: list[str], hyp: list[str]) -> int:
+    """Levenshtein distance between two token lists."""
+    row = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        prev, row[0] = row[:], i
+        for j, h in enumerate(hyp, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (r != h))
+    return row[-1]
+
+
+def measure(dataset: str, spec: str, n: int, asr: WhisperASR) -> dict[str, object]:
+    """Synthesise ``n`` inputs with ``spec``, transcribe them, and score the transcripts."""
+    data = resolve_dataset(dataset)
+    language = data.language
+    step = max(1, len(data.samples) // n)
+    texts = [s.input_text for s in data.samples[::step][:n]]
+    engine = engine_from_spec(spec)
+    started = time.perf_counter()
+    wavs = [to_input_format(engine.synthesize(t, VoiceStyle())) for t in texts]
+    synth_s = time.perf_counter() - started
+    heard = [t.text for t in asr.transcribe_batch(wavs, language)]
+    norm = normalise_en if language == "en" else normalise_zh
+    errors = [edit_distance(norm(t), norm(h)) for t, h in zip(texts, heard, strict=True)]
+    length = sum(len(norm(t)) for t in texts)
+    worst = sorted(zip(errors, texts, heard, strict=True), key=lambda x: -x[0])[:3]
+    return {
+        "dataset": dataset,
+        "engine": spec,
+        "inputs": len(texts),
+        "metric": "WER" if language == "en" else "CER",
+        "error_rate": round(sum(errors) / max(1, length), 4),
+        "synth_s_per_input": round(synth_s / len(texts), 3),
+        "worst": [{"errors": e, "text": t, "heard": h} for e, t, h in worst if e],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dataset")
+    parser.add_argument("engines", nargs="+")
+    parser.add_argument("--n", type=int, default=20)
+    args = parser.parse_args()
+    asr = WhisperASR()
+    for spec in args.engines:
+        print(json.dumps(measure(args.dataset, spec, args.n, asr), ensure_ascii=False), flush=True)
+
+
+if __name__ == "__main__":
+    main()
