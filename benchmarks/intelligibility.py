@@ -6,7 +6,7 @@ utterances spread evenly over the dataset (every k-th row, so every domain is he
 (24 kHz / 16-bit / mono) and transcribed by the offline Whisper base in the dataset's language. English is scored
 by word error rate, Mandarin and Japanese by character error rate, both over the whole set (errors / reference
 length). Both sides are normalised first: case and punctuation dropped; English number words under a hundred
-become digits and "a.m."/"p.m." become "am"/"pm"; Mandarin digits become hanzi numerals and the common traditional
+become digits "a.m."/"p.m." become "am"/"pm" and times lose their colon; Mandarin digits become hanzi numerals and the common traditional
 characters Whisper writes are mapped to simplified ones. A voice is judged on what a listener hears, not on how
 Whisper spells a number. Prints one JSON line per engine and the worst transcripts.
 """
@@ -37,6 +37,8 @@ _TRADITIONAL = str.maketrans(
 def normalise_en(text: str) -> list[str]:
     """Lower-case words without punctuation, number words under a hundred as digits."""
     text = text.lower().replace("a.m.", "am").replace("p.m.", "pm").replace("-", " ")
+    text = re.sub(r"(\d):(\d\d)", r"\1\2", text)  # 6:30 and Whisper's 630 are the same time
+    text = re.sub(r"(\d) ?(am|pm)\b", r"\1 \2", text)  # "6am" and "6 am" are the same words
     words = re.findall(r"[a-z0-9']+(?:\.[0-9]+)?", text.replace(",", ""))
     out: list[str] = []
     for w in words:
