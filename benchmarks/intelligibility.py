@@ -6,8 +6,8 @@ utterances spread evenly over the dataset (every k-th row, so every domain is he
 (24 kHz / 16-bit / mono) and transcribed by the offline Whisper base in the dataset's language. English is scored
 by word error rate, Mandarin and Japanese by character error rate, both over the whole set (errors / reference
 length). Both sides are normalised first: case and punctuation dropped; English number words under a hundred
-become digits "a.m."/"p.m." become "am"/"pm" and times lose their colon; Mandarin digits become hanzi numerals and the common traditional
-characters Whisper writes are mapped to simplified ones. A voice is judged on what a listener hears, not on how
+become digits "a.m."/"p.m." become "am"/"pm" and times lose their colon; Mandarin digits become hanzi numerals and traditional characters
+(which Whisper often writes) become simplified ones (``zhconv``). A voice is judged on what a listener hears, not on how
 Whisper spells a number. Prints one JSON line per engine and the worst transcripts.
 """
 
@@ -28,10 +28,6 @@ _UNITS += "seventeen eighteen nineteen"
 _WORDS = {w: i for i, w in enumerate(_UNITS.split())}
 _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 _HANZI_DIGITS = "零一二三四五六七八九"
-_TRADITIONAL = str.maketrans(
-    "們這個時間來點鐘會對嗎說請幫開關燈號電話氣溫風雨雪預報導航鬧設訂單們買賣車站門後裡還體運動貨",
-    "们这个时间来点钟会对吗说请帮开关灯号电话气温风雨雪预报导航闹设订单们买卖车站门后里还体运动货",
-)
 
 
 def normalise_en(text: str) -> list[str]:
@@ -66,8 +62,10 @@ def _hanzi_number(match: re.Match[str]) -> str:
 
 
 def normalise_zh(text: str) -> list[str]:
-    """Characters without punctuation or spaces, digits as hanzi numerals, common traditional forms simplified."""
-    text = re.sub(r"[0-9]+", _hanzi_number, text.translate(_TRADITIONAL))
+    """Characters without punctuation or spaces, digits as hanzi numerals, traditional forms simplified."""
+    from zhconv import convert  # the asr extra; Whisper often writes traditional characters
+
+    text = re.sub(r"[0-9]+", _hanzi_number, convert(text, "zh-cn"))
     return [c for c in text if c.isalnum()]
 
 
