@@ -109,8 +109,8 @@ def parse_source(path: Path, language: str) -> list[dict]:
     return samples
 
 
-def build(language: str) -> Path:
-    """Write ``{language}-assistant.jsonl`` from the sources; returns its path."""
+def build(language: str, out_dir: Path = OUT) -> Path:
+    """Write ``{language}-assistant.jsonl`` from the sources into ``out_dir``; returns its path."""
     by_domain: dict[str, list[dict]] = {}
     for path in sorted((ROOT / language).glob("*.txt")):
         for sample in parse_source(path, language):
@@ -128,7 +128,7 @@ def build(language: str) -> Path:
             split = "test" if sample_id in test else "dev"
             rows.append({"id": sample_id, "domain": domain, "split": split, **{k: v for k, v in sample.items()
                                                                                  if k != "domain"}})  # fmt: skip
-    out = OUT / f"{language}-assistant.jsonl"
+    out = out_dir / f"{language}-assistant.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return out
 
