@@ -6,9 +6,9 @@ utterances spread evenly over the dataset (every k-th row, so every domain is he
 (24 kHz / 16-bit / mono) and transcribed by the offline Whisper base in the dataset's language. English is scored
 by word error rate, Mandarin and Japanese by character error rate, both over the whole set (errors / reference
 length). Both sides are normalised first: case and punctuation dropped; English number words under a hundred
-become digits "a.m."/"p.m." become "am"/"pm" and times lose their colon; Mandarin digits become hanzi numerals and traditional characters
-(which Whisper often writes) become simplified ones (``zhconv``). A voice is judged on what a listener hears, not on how
-Whisper spells a number. Prints one JSON line per engine and the worst transcripts.
+become digits, "a.m."/"p.m." become "am"/"pm" and times lose their colon; Mandarin digits become hanzi numerals
+and traditional characters (which Whisper often writes) become simplified ones (``zhconv``). A voice is judged on
+what a listener hears, not on how Whisper spells a number. Prints one JSON line per engine and the worst transcripts.
 """
 
 from __future__ import annotations
@@ -26,7 +26,10 @@ from voxeval.speech.tts import VoiceStyle, engine_from_spec
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
 _UNITS += "seventeen eighteen nineteen"
 _WORDS = {w: i for i, w in enumerate(_UNITS.split())}
-_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_TENS = {
+    w: 10 * (i + 2)
+    for i, w in enumerate(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])
+}
 _HANZI_DIGITS = "零一二三四五六七八九"
 
 

@@ -77,3 +77,9 @@ def test_an_english_run_gets_the_english_appendix_b_prompts(two_languages) -> No
     _, en = two_languages
     config = json.loads((en / "config.json").read_text(encoding="utf-8"))
     assert config["settings"]["system_prompt"] == "You are a helpful English spoken dialogue assistant."
+
+
+def test_the_japanese_offline_annotator_is_refused_on_other_languages(tmp_path, capsys) -> None:
+    argv = ["run", "--dataset", str(_english_copy(tmp_path)), "--system", "python:tests.run.doubles:echo_gold"]
+    assert main([*argv, "--annotator", "offline", "--out", str(tmp_path / "o")]) == 2
+    assert "trained on Japanese replies only" in capsys.readouterr().err and not (tmp_path / "o").exists()

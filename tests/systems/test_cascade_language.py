@@ -59,5 +59,5 @@ def test_unknown_fixed_language_is_refused() -> None:
 def test_prompts_exist_per_language_and_a_missing_one_is_named() -> None:
     for lang in ("ja", "en", "zh"):
         assert all(default_prompts(lang))
-    with pytest.raises(ConfigError, match="no 'fr' version of prompt 'da/response_system.v1'"):
+    with pytest.raises(ConfigError, match=r"no 'fr' version of prompt 'da/response_system\.v1'"):
         default_prompts("fr")

@@ -177,6 +177,14 @@ class DialogueActsBenchmark:
 
         datasets = request.datasets or ("ja-assistant",)
         language = run_language(datasets)
+        if language != "ja" and request.annotator.split(":")[0] == "offline":
+            # Its segmenter and its model know Japanese replies only: on other text its labels (and the error it
+            # reports as measured) would be meaningless, so it is refused rather than run.
+            raise ConfigError(
+                f"the offline annotator is trained on Japanese replies only and cannot label {language!r} replies; "
+                "use --annotator llm:MODEL (an API model, or llm:llamacpp:qwen2.5-1.5b offline, which is weak at "
+                "labelling) or gold:FILE (docs/datasets.md, 'English and Mandarin')"
+            )
         system_prompt, user_prompt = default_prompts(language)
         return RunSettings(
             benchmark=self.name,

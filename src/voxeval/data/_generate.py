@@ -55,7 +55,10 @@ def instruction(domain: str, index: int, language: str = "ja") -> str:
             f"situation different from the typical examples so far (sample number {index})."
         )
     if language == "zh":
-        return f"请生成1条领域为“{domain}”的样本。用户的话采用{style}的形式，情境要具体，并且不同于之前的典型例子（样本编号 {index}）。"
+        return (
+            f"请生成1条领域为“{domain}”的样本。用户的话采用{style}的形式，"
+            f"情境要具体，并且不同于之前的典型例子（样本编号 {index}）。"
+        )
     return (
         f"ドメイン「{domain}」のサンプルを1件生成してください。ユーザー発話は{style}とし、"
         f"これまでの典型例とは異なる具体的な状況にしてください（サンプル番号 {index}）。"
