@@ -6,9 +6,10 @@ utterances spread evenly over the dataset (every k-th row, so every domain is he
 (24 kHz / 16-bit / mono) and transcribed by the offline Whisper base in the dataset's language. English is scored
 by word error rate, Mandarin and Japanese by character error rate, both over the whole set (errors / reference
 length). Both sides are normalised first: case and punctuation dropped; English number words under a hundred
-become digits, "a.m."/"p.m." become "am"/"pm" and times lose their colon; Mandarin digits become hanzi numerals
-and traditional characters (which Whisper often writes) become simplified ones (``zhconv``). A voice is judged on
-what a listener hears, not on how Whisper spells a number. Prints one JSON line per engine and the worst transcripts.
+become digits, "a.m."/"p.m." become "am"/"pm", times lose their colon, "$85"/"30%" become "85 dollars"/"30
+percent" and common contractions are expanded; Mandarin digits become hanzi numerals and traditional characters
+(which Whisper often writes) become simplified ones (``zhconv``). A voice is judged on what a listener hears, not on
+how Whisper spells a number. Prints one JSON line per engine and the worst transcripts.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ _TENS = {
     w: 10 * (i + 2)
     for i, w in enumerate(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])
 }
+_CONTRACTIONS = {
+    "what's": "what is", "it's": "it is", "i'm": "i am", "that's": "that is", "where's": "where is",
+    "who's": "who is", "how's": "how is", "i'll": "i will", "you're": "you are", "don't": "do not",
+}  # fmt: skip
 _HANZI_DIGITS = "零一二三四五六七八九"
 
 
@@ -37,6 +42,9 @@ def normalise_en(text: str) -> list[str]:
     """Lower-case words without punctuation, number words under a hundred as digits."""
     text = text.lower().replace("a.m.", "am").replace("p.m.", "pm").replace("-", " ")
     text = re.sub(r"(\d):(\d\d)", r"\1\2", text)  # 6:30 and Whisper's 630 are the same time
+    text = re.sub(r"\$([0-9][0-9,.]*)", r"\1 dollars", text).replace("%", " percent")
+    for short, full in _CONTRACTIONS.items():
+        text = re.sub(rf"\b{short}\b", full, text)
     text = re.sub(r"(\d) ?(am|pm)\b", r"\1 \2", text)  # "6am" and "6 am" are the same words
     words = re.findall(r"[a-z0-9']+(?:\.[0-9]+)?", text.replace(",", ""))
     out: list[str] = []
