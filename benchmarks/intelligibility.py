@@ -90,7 +90,7 @@ def edit_distance(ref: list[str], hyp: list[str]) -> int:
     return row[-1]
 
 
-def measure(dataset: str, spec: str, n: int, asr: WhisperASR) -> dict[str, object]:
+def measure(dataset: str, spec: str, n: int, asr: WhisperASR, rate: float = 1.0) -> dict[str, object]:
     """Synthesise ``n`` inputs with ``spec``, transcribe them, and score the transcripts."""
     data = resolve_dataset(dataset)
     language = data.language
@@ -98,7 +98,7 @@ def measure(dataset: str, spec: str, n: int, asr: WhisperASR) -> dict[str, objec
     texts = [s.input_text for s in data.samples[::step][:n]]
     engine = engine_from_spec(spec)
     started = time.perf_counter()
-    wavs = [to_input_format(engine.synthesize(t, VoiceStyle())) for t in texts]
+    wavs = [to_input_format(engine.synthesize(t, VoiceStyle(rate=rate))) for t in texts]
     synth_s = time.perf_counter() - started
     heard = [t.text for t in asr.transcribe_batch(wavs, language)]
     norm = normalise_en if language == "en" else normalise_zh
@@ -108,6 +108,7 @@ def measure(dataset: str, spec: str, n: int, asr: WhisperASR) -> dict[str, objec
     return {
         "dataset": dataset,
         "engine": spec,
+        "rate": rate,
         "inputs": len(texts),
         "metric": "WER" if language == "en" else "CER",
         "error_rate": round(sum(errors) / max(1, length), 4),
@@ -121,10 +122,11 @@ def main() -> None:
     parser.add_argument("dataset")
     parser.add_argument("engines", nargs="+")
     parser.add_argument("--n", type=int, default=20)
+    parser.add_argument("--rate", type=float, default=1.0, help="speaking rate (1.0: the voice's own)")
     args = parser.parse_args()
     asr = WhisperASR()
     for spec in args.engines:
-        print(json.dumps(measure(args.dataset, spec, args.n, asr), ensure_ascii=False), flush=True)
+        print(json.dumps(measure(args.dataset, spec, args.n, asr, args.rate), ensure_ascii=False), flush=True)
 
 
 if __name__ == "__main__":
