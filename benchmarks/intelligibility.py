@@ -1,7 +1,8 @@
 """Intelligibility of synthesised dataset inputs: Whisper base's error rate on each candidate voice.
 
 Run: ``python benchmarks/intelligibility.py DATASET ENGINE [ENGINE …] [--n 20]``, e.g.
-``python benchmarks/intelligibility.py en-assistant piper:joe espeak-ng:en-us``. The inputs are ``n`` user
+``python benchmarks/intelligibility.py en-assistant piper:joe espeak-ng:en-us``; ``dir:FOLDER`` as an engine
+scores clips rendered elsewhere (``FOLDER/0.wav`` … for the texts ``--list-texts`` prints). The inputs are ``n`` user
 utterances spread evenly over the dataset (every k-th row, so every domain is heard), rendered in the input format
 (24 kHz / 16-bit / mono) and transcribed by the offline Whisper base in the dataset's language. English is scored
 by word error rate, Mandarin and Japanese by character error rate, both over the whole set (errors / reference
@@ -18,6 +19,7 @@ import argparse
 import json
 import re
 import time
+from pathlib import Path
 
 from voxeval.data import resolve_dataset
 from voxeval.speech.asr import WhisperASR
@@ -90,15 +92,30 @@ def edit_distance(ref: list[str], hyp: list[str]) -> int:
     return row[-1]
 
 
+def chosen_texts(dataset: str, n: int) -> tuple[str, list[str]]:
+    """The dataset's language and ``n`` inputs spread evenly over it (every k-th row)."""
+    data = resolve_dataset(dataset)
+    step = max(1, len(data.samples) // n)
+    return data.language, [s.input_text for s in data.samples[::step][:n]]
+
+
+def _rendered(spec: str, texts: list[str], rate: float) -> list[bytes]:
+    """``texts`` spoken by ``spec``, or read from ``dir:FOLDER/`` (``0.wav``, ``1.wav``, … rendered elsewhere, e.g.
+    by a voice that needs an environment of its own: ``--list-texts`` prints the texts to render)."""
+    from voxeval.speech.audio import load_audio
+
+    if spec.startswith("dir:"):
+        folder = Path(spec[4:])
+        return [to_input_format(load_audio(folder / f"{i}.wav").audio) for i in range(len(texts))]
+    engine = engine_from_spec(spec)
+    return [to_input_format(engine.synthesize(t, VoiceStyle(rate=rate))) for t in texts]
+
+
 def measure(dataset: str, spec: str, n: int, asr: WhisperASR, rate: float = 1.0) -> dict[str, object]:
     """Synthesise ``n`` inputs with ``spec``, transcribe them, and score the transcripts."""
-    data = resolve_dataset(dataset)
-    language = data.language
-    step = max(1, len(data.samples) // n)
-    texts = [s.input_text for s in data.samples[::step][:n]]
-    engine = engine_from_spec(spec)
+    language, texts = chosen_texts(dataset, n)
     started = time.perf_counter()
-    wavs = [to_input_format(engine.synthesize(t, VoiceStyle(rate=rate))) for t in texts]
+    wavs = _rendered(spec, texts, rate)
     synth_s = time.perf_counter() - started
     heard = [t.text for t in asr.transcribe_batch(wavs, language)]
     norm = normalise_en if language == "en" else normalise_zh
@@ -123,7 +140,11 @@ def main() -> None:
     parser.add_argument("engines", nargs="+")
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--rate", type=float, default=1.0, help="speaking rate (1.0: the voice's own)")
+    parser.add_argument("--list-texts", action="store_true", help="print the chosen inputs as JSON and stop")
     args = parser.parse_args()
+    if args.list_texts:
+        print(json.dumps(chosen_texts(args.dataset, args.n)[1], ensure_ascii=False))
+        return
     asr = WhisperASR()
     for spec in args.engines:
         print(json.dumps(measure(args.dataset, spec, args.n, asr, args.rate), ensure_ascii=False), flush=True)
