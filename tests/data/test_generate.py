@@ -154,3 +154,11 @@ def test_generate_rejects_an_unknown_language(tmp_path, capsys) -> None:
         main(["generate", "--llm", "openai-compat:m@http://127.0.0.1:9/v1", "--n", "1", "--out", str(tmp_path / "x"),
               "--language", "fr"])  # fmt: skip
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_generated_rows_need_a_unique_central_act() -> None:
+    from voxeval.data._generate import validate_generated
+
+    with pytest.raises(ValueError, match="unique maximum"):
+        validate_generated(sample("明日の天気は？", acts=(("Answer", 0.5), ("Suggestion", 0.5))))
+    assert validate_generated(sample("明日の天気は？", acts=(("Answer", 0.6), ("Suggestion", 0.4))))

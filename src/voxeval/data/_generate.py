@@ -78,6 +78,9 @@ def validate_generated(text: str, language: str = "ja") -> dict[str, Any]:
     total = math.fsum(float(s["importance"]) for s in row["output_dialogue_acts"]["steps"])
     if abs(total - 1.0) > SUM_TOLERANCE:
         raise ValueError(f"output_dialogue_acts.steps importances sum to {total:.3f}; they must sum to 1")
+    weights = [float(s["importance"]) for s in row["output_dialogue_acts"]["steps"]]
+    if len(weights) > 1 and weights.count(max(weights)) > 1:
+        raise ValueError("two steps share the largest importance; the central act must have the unique maximum")
     if row["input"].get("role") != "USER" or row["output"].get("role") != "ASSISTANT":
         raise ValueError('input.role must be "USER" and output.role "ASSISTANT"')
     if sample.locale != LOCALES[language]:
