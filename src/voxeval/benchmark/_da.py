@@ -9,7 +9,7 @@ from typing import Any
 
 from voxeval.acts import parse_acts
 from voxeval.annotate import Annotator
-from voxeval.data import Dataset, Prediction, resolve_dataset
+from voxeval.data import Dataset, Prediction, dataset_language, resolve_dataset
 from voxeval.errors import ConfigError, InputError, Location
 from voxeval.languages import LANGUAGES
 from voxeval.report import RunData
@@ -77,6 +77,22 @@ def recorded_datasets(run_dir: Path, config: dict[str, Any], settings: RunSettin
         path = locate_recorded(run_dir, entry, f"datasets.{name}", also=builtin)
         loaded.append(_cut(Dataset(name, path, tuple(load_gold(path))), settings, config.get("limit")))
     return loaded
+
+
+def run_language(specs: tuple[str, ...]) -> str:
+    """The one language of a run's datasets: the Appendix B prompts and the input voice are chosen by it."""
+    from voxeval.run._names import split_named
+
+    found: dict[str, str] = {}
+    for spec in specs:
+        found.setdefault(resolve_dataset(split_named(spec)[1]).language, spec)
+    if len(found) > 1 or any(lang not in LANGUAGES for lang in found):
+        named = ", ".join(f"{spec} ({lang})" for lang, spec in found.items())
+        raise ConfigError(
+            f"datasets in {named}: a dialogue-act run holds one language ({', '.join(LANGUAGES)}), since its "
+            "prompts and input voice are chosen by it; run each language separately"
+        )
+    return next(iter(found))
 
 
 def predictions_for(
@@ -165,7 +181,7 @@ def _load_scored(run_dir: Path, config: dict[str, Any]) -> RunData:
         load_gold(gold), load_predictions(pred), dataset=s["dataset"], system=s["system"],
         ignore_extra=s["ignore_extra"], pred_source=s["pred"],
     )  # fmt: skip
-    return RunData(run_dir, config, [scored], {})
+    return RunData(run_dir, config, [scored], {}, {s["dataset"]: dataset_language(scored.gold)})
 
 
 def load_run(run_dir: Path, content: str | None = None) -> RunData:
@@ -196,7 +212,7 @@ def _load_run(run_dir: Path) -> RunData:
     datasets = recorded_datasets(run_dir, config, settings)
     names = list(config.get("components", {}).get("systems", {})) or list(settings.systems)
     sets, replies = scored_sets(run_dir, datasets, names)
-    return RunData(run_dir, config, sets, replies)
+    return RunData(run_dir, config, sets, replies, {d.name: d.language for d in datasets})
 
 
 @dataclass
@@ -227,17 +243,28 @@ class DialogueActsBenchmark:
     name = "da"
 
     def settings(self, request: RunRequest) -> RunSettings:
-        """Settings with the Appendix B prompts, ``ja-assistant`` and pyopenjtalk by default."""
+        """Settings with the Appendix B prompts and input voice of the datasets' language (``ja-assistant``,
+        the paper's Japanese prompts and pyopenjtalk by default)."""
         from voxeval.systems import default_prompts
 
-        system_prompt, user_prompt = default_prompts()
+        datasets = request.datasets or ("ja-assistant",)
+        language = run_language(datasets)
+        if language != "ja" and request.annotator.split(":")[0] == "offline":
+            # Its segmenter and its model know Japanese replies only: on other text its labels (and the error it
+            # reports as measured) would be meaningless, so it is refused rather than run.
+            raise ConfigError(
+                f"the offline annotator is trained on Japanese replies only and cannot label {language!r} replies; "
+                "use --annotator llm:MODEL (an API model, or llm:llamacpp:qwen2.5-1.5b offline, which is weak at "
+                "labelling) or gold:FILE (docs/datasets.md, 'English and Mandarin')"
+            )
+        system_prompt, user_prompt = default_prompts(language)
         reply_text, reply_asr = reply_settings(request)
         return RunSettings(
             benchmark=self.name,
-            datasets=request.datasets or ("ja-assistant",),
+            datasets=datasets,
             systems=request.systems,
             annotator=request.annotator,
-            tts=request.tts or LANGUAGES["ja"].tts or "auto",
+            tts=request.tts or LANGUAGES[language].tts or "auto",
             split=request.split,
             system_prompt=request.system_prompt if request.system_prompt is not None else system_prompt,
             user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,

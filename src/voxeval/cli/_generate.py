@@ -26,6 +26,13 @@ def register(commands: Any) -> None:
         help="model spec: openai:MODEL | gemini:MODEL | openai-compat:MODEL@URL | llamacpp:qwen2.5-1.5b",
     )
     p.add_argument("--n", type=int, required=True, help="number of samples to generate")
+    p.add_argument(
+        "--language",
+        choices=("ja", "en", "zh"),
+        default="ja",
+        help="language of the samples: the Appendix A prompt in it (ja: the paper's own; en, zh: translations) and "
+        "the input.locale required (ja-JP, en-US, zh-CN)",
+    )
     p.add_argument("--domains", default=",".join(DEFAULT_DOMAINS), help="comma-separated domains (round-robin)")
     p.add_argument("--out", required=True, type=Path, help="output JSONL")
     p.add_argument("--attempts", type=int, default=3, help="attempts per sample before recording a failure")
@@ -43,7 +50,16 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("need --n ≥ 1 and at least one domain")
     model = chat_model_from_spec(args.llm)
     report = asyncio.run(
-        generate(model, args.llm, args.n, domains, args.out, attempts=args.attempts, concurrency=args.concurrency)
+        generate(
+            model,
+            args.llm,
+            args.n,
+            domains,
+            args.out,
+            attempts=args.attempts,
+            concurrency=args.concurrency,
+            language=args.language,
+        )
     )
     print(
         f"kept {report.kept}, failed {report.failed}, near-duplicates dropped {report.duplicates}; "

@@ -37,6 +37,11 @@ def register(commands: Any) -> None:
     c.add_argument("run_b", type=Path)
     c.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     c.add_argument("--content", metavar="SIMILARITY", help=CONTENT_HELP)
+    c.add_argument(
+        "--cross-language",
+        action="store_true",
+        help="compare runs whose datasets are in different languages (refused by default)",
+    )
     c.set_defaults(handler=_compare)
 
 
@@ -53,7 +58,8 @@ def _compare(args: argparse.Namespace) -> int:
     from voxeval.report._compare import compare_markdown, compare_runs
 
     try:
-        result = compare_runs(load_run(args.run_a, args.content), load_run(args.run_b, args.content))
+        run_a, run_b = load_run(args.run_a, args.content), load_run(args.run_b, args.content)
+        result = compare_runs(run_a, run_b, cross_language=args.cross_language)
     except ValueError as exc:
         raise InputError(Location(f"{args.run_a} / {args.run_b}"), str(exc)) from None
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else compare_markdown(result), end="")

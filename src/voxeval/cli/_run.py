@@ -34,10 +34,15 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--dataset",
         action="append",
-        help="built-in name or JSONL file (repeatable; default ja-assistant for da, acoustic-ja for style)",
+        help="built-in name or JSONL file (repeatable; default ja-assistant for da, acoustic-ja for style); a da run "
+        "holds one language (ja-assistant, en-assistant, zh-assistant), which picks its prompts and input voice",
     )
     p.add_argument("--system", action="append", required=True, help=SYSTEM_HELP)
-    p.add_argument("--annotator", default="offline", help="da: offline | llm:MODEL_SPEC | gold[:DATASET]")
+    p.add_argument(
+        "--annotator",
+        default="offline",
+        help="da: offline (Japanese only) | llm:MODEL_SPEC | gold[:DATASET]",
+    )
     p.add_argument(
         "--judge",
         default="acoustic",
@@ -47,7 +52,8 @@ def register(commands: Any) -> None:
     p.add_argument("--repeats", type=int, default=1, help="style: judgements per response (judge variance)")
     p.add_argument(
         "--tts",
-        help="engine for inputs without audio (default: pyopenjtalk for da; auto = one engine per language for style)",
+        help="engine for inputs without audio (default for da: the datasets' language's input voice, pyopenjtalk for "
+        "ja, piper for en, espeak-ng:cmn-latn-pinyin for zh; auto = one engine per language for style)",
     )
     p.add_argument(
         "--reply-text",

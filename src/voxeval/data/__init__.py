@@ -1,6 +1,6 @@
 """Datasets: the paper's row schema and the built-in data (JSONL files and logs: :mod:`voxeval.io`, re-exported)."""
 
-from voxeval.data._builtin import Dataset, builtin_names, builtin_path, resolve_dataset
+from voxeval.data._builtin import Dataset, builtin_names, builtin_path, dataset_language, resolve_dataset
 from voxeval.data._load import load_gold, load_predictions
 from voxeval.data._paths import resolve_inside
 from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_id, parse_prediction
@@ -26,6 +26,7 @@ __all__ = [
     "atomic_write_text",
     "builtin_names",
     "builtin_path",
+    "dataset_language",
     "dumps",
     "load_gold",
     "load_predictions",

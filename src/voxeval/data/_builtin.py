@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -42,6 +43,12 @@ class Dataset:
     """Rows in file order."""
 
     @property
+    def language(self) -> str:
+        """The language of the dataset: the ISO 639-1 code its rows' ``input.locale`` share (``ja``, ``en``,
+        ``zh``); a file mixing languages gives them joined by ``+`` (``dataset validate`` rejects such a file)."""
+        return dataset_language(self.samples)
+
+    @property
     def root(self) -> Path:
         """Folder that relative audio paths in the rows are resolved against."""
         return self.path.parent
@@ -65,6 +72,12 @@ class Dataset:
         keep = set(random.Random(seed).sample(range(len(self.samples)), n))
         picked = tuple(s for k, s in enumerate(self.samples) if k in keep)
         return Dataset(f"{self.name}:sample-{n}-seed-{seed}", self.path, picked)
+
+
+def dataset_language(samples: Iterable[GoldSample]) -> str:
+    """The language code the samples share, or the codes joined by ``+`` when they mix (``-`` when empty)."""
+    found = sorted({s.language for s in samples})
+    return "+".join(found) if found else "-"
 
 
 def resolve_dataset(spec: str | Path) -> Dataset:

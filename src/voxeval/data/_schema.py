@@ -7,6 +7,7 @@ from typing import Any
 
 from voxeval.acts import Acts, parse_acts
 from voxeval.errors import InputError, Location
+from voxeval.languages import language_of
 
 REQUIRED_GOLD_FIELDS = ("id", "scenario_context", "input", "output", "output_dialogue_acts")
 """Top-level keys every gold row must have; other keys are kept and ignored."""
@@ -38,6 +39,11 @@ class GoldSample:
     """Line of the row in its file, for error messages."""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The row as read, for export and for fields voxeval does not interpret."""
+
+    @property
+    def language(self) -> str:
+        """ISO 639-1 code of the input's language, from ``input.locale`` (``ja-JP`` → ``ja``)."""
+        return language_of(self.locale)
 
 
 def parse_id(row: dict[str, Any], where: Location) -> str:

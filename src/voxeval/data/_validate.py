@@ -39,6 +39,12 @@ def _check_steps(raw_steps: list[Any], reply: str, where: Location, require_span
     total = math.fsum(float(s["importance"]) for s in raw_steps)
     if abs(total - 1.0) > SUM_TOLERANCE:
         problems.append(f"{where}: importances sum to {total:.6f}, not 1")
+    weights = [float(s["importance"]) for s in raw_steps]
+    if len(weights) > 1 and weights.count(max(weights)) > 1:
+        # The guide: the central act of a reply gets the unique maximum (ties make "the key act" undefined).
+        problems.append(
+            f"{where}: the largest importance {max(weights):g} is shared; the central act needs the unique maximum"
+        )
     cursor = 0
     for i, step in enumerate(raw_steps):
         here = where.child(f"[{i}]")
@@ -57,6 +63,17 @@ def _check_steps(raw_steps: list[Any], reply: str, where: Location, require_span
         else:
             cursor = found + len(span)
     return problems
+
+
+def _check_one_language(samples: list[GoldSample], path: str) -> list[str]:
+    """A dataset holds one language (reports and ``voxeval compare`` treat the language as the dataset's)."""
+    first: dict[str, GoldSample] = {}
+    for s in samples:
+        first.setdefault(s.language, s)
+    if len(first) <= 1:
+        return []
+    seen = ", ".join(f"{lang!r} (first on line {s.line}, id {s.id!r})" for lang, s in first.items())
+    return [f"{path}: input.locale mixes languages {seen}; a dataset holds one language"]
 
 
 def validate_file(path: str | Path, *, require_spans: bool = False) -> ValidationReport:
@@ -86,6 +103,7 @@ def validate_file(path: str | Path, *, require_spans: bool = False) -> Validatio
         report.errors.append(str(exc))
     if not report.samples and not report.errors:
         report.errors.append(f"{path}: no rows")
+    report.errors += _check_one_language(report.samples, str(path))
     return report
 
 
@@ -98,5 +116,6 @@ def dataset_stats(samples: list[GoldSample]) -> dict[str, Any]:
         "label_steps": {label: sum(1 for s in samples for a in s.acts if a.act == label) for label in LABELS},
         "label_samples": {label: sum(1 for s in samples if any(a.act == label for a in s.acts)) for label in LABELS},
         "sequence_lengths": dict(sorted(Counter(len(s.acts) for s in samples).items())),
+        "languages": dict(Counter(s.language for s in samples).most_common()),
         "mean_reply_chars": round(sum(len(s.output_text) for s in samples) / max(len(samples), 1), 1),
     }

@@ -33,6 +33,22 @@ def load_prompt(name: str) -> Prompt:
     return Prompt(name, ref.read_text(encoding="utf-8").rstrip("\n"))
 
 
+def for_language(name: str, language: str) -> str:
+    """The name of prompt ``name`` in ``language``: the spec's own (Japanese) file for ``ja``, else the file with
+    the language before the version (``da/response_system.v1`` → ``da/response_system.en.v1``).
+
+    >>> for_language("da/generate.v1", "zh"), for_language("da/generate.v1", "ja")
+    ('da/generate.zh.v1', 'da/generate.v1')
+    """
+    if language == "ja":
+        return name
+    stem, dot, version = name.rpartition(".")
+    localized = f"{stem}.{language}.{version}" if dot else f"{name}.{language}"
+    if not resources.files("voxeval.prompts").joinpath(f"{localized}.txt").is_file():
+        raise ConfigError(f"no {language!r} version of prompt {name!r} (expected {localized}.txt)")
+    return localized
+
+
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 

@@ -301,7 +301,9 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     channel_html, channel_md = channel_section(
         data.replies, str(cfg["settings"].get("extra", {}).get("reply", {}).get("text", "model"))
     )
+    languages = languages_line(data)
     sections = [
+        f'<p class="meta">{esc(languages)}</p>',
         "<h2>Table 1: scores per dataset × system</h2>",
         table(table1_head(sets), t1, numeric=(2, 3, 4, 6, 8, 9, 10, 11)),
         '<p class="meta">95% CIs: percentile bootstrap, 2000 resamples, seed 0. Excluded = failed or unfinished '
@@ -332,10 +334,17 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     ]
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
-    md = _markdown(sets, paired, latency_md) + trust_md + echo_md + channel_md + usage_md
+    title, _, rest = _markdown(sets, paired, latency_md).partition("\n\n")
+    md = f"{title}\n\n{languages}\n\n{rest}" + trust_md + echo_md + channel_md + usage_md
     atomic_write_text(out["md"], md)
     atomic_write_text(out["csv"], _csv(table1_head(sets), t1, paired, latency_rows(system_latency(data.replies))))
     return out
+
+
+def languages_line(data: RunData) -> str:
+    """The language of each dataset, named in every report: scores are comparable only within one language."""
+    names = list(dict.fromkeys(s.dataset for s in data.sets))
+    return "Language of each dataset: " + ", ".join(f"{n} ({data.languages.get(n, 'unknown')})" for n in names)
 
 
 def _trust_section(data: RunData) -> tuple[str, str]:

@@ -21,13 +21,30 @@ def _rows_of(run: RunData, dataset: str, system: str) -> dict[str, dict[str, Any
     return {str(r["id"]): r for r in run.replies.values() if r.get("dataset") == dataset and r.get("system") == system}
 
 
-def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10) -> dict[str, Any]:
-    """Per-sample WED changes from A to B with a paired test, for each matching dataset × system."""
+def _check_languages(pairs: list[tuple[Any, Any]], run_a: RunData, run_b: RunData) -> None:
+    """Scores of datasets in different languages measure different things: refuse to pair them silently."""
+    for a, b in pairs:
+        lang_a, lang_b = run_a.languages.get(a.dataset), run_b.languages.get(b.dataset)
+        if lang_a and lang_b and lang_a != lang_b:
+            raise ValueError(
+                f"run A's {a.dataset} is in {lang_a!r} but run B's {b.dataset} is in {lang_b!r}: scores in different "
+                "languages are not comparable sample by sample; pass --cross-language to compare them anyway"
+            )
+
+
+def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10, cross_language: bool = False) -> dict[str, Any]:
+    """Per-sample WED changes from A to B with a paired test, for each matching dataset × system.
+
+    Runs whose paired datasets differ in language are refused unless ``cross_language``.
+    """
     a_sets, b_sets = run_a.sets, run_b.sets
     if not a_sets or not b_sets:
         raise ValueError("a run has nothing scored")
+    pairs = _pairs(a_sets, b_sets)
+    if not cross_language:
+        _check_languages(pairs, run_a, run_b)
     results = []
-    for a, b in _pairs(a_sets, b_sets):
+    for a, b in pairs:
         wa, wb = {x.id: x.edit.total for x in a.scores}, {x.id: x.edit.total for x in b.scores}
         common = [i for i in wa if i in wb]
         test = paired_test([wb[i] for i in common], [wa[i] for i in common])
@@ -35,6 +52,8 @@ def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10) -> dict[str, 
         results.append(
             {
                 "dataset": a.dataset,
+                "language_a": run_a.languages.get(a.dataset),
+                "language_b": run_b.languages.get(b.dataset),
                 "a": a.system,
                 "b": b.system,
                 "paired_n": len(common),
@@ -127,6 +146,12 @@ def compare_markdown(result: dict[str, Any]) -> str:
         )
     lines += _content_lines(result["comparisons"])
     lines += _latency_lines(result["comparisons"])
+    for c in result["comparisons"]:
+        if c.get("language_a") != c.get("language_b"):
+            lines.append(
+                f"\nCross-language comparison ({c['dataset']}): A is in {c.get('language_a')}, "
+                f"B in {c.get('language_b')}; the samples differ in language, so read the difference with care."
+            )
     for c in result["comparisons"]:
         if c["largest_changes"]:
             lines.append(

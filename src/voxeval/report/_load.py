@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,3 +19,5 @@ class RunData:
     """One :class:`~voxeval.run.ScoredSet` per dataset × system."""
     replies: dict[str, dict[str, Any]]
     """``replies.jsonl`` rows by key."""
+    languages: dict[str, str] = field(default_factory=dict)
+    """Language code (``ja``, ``en``, ``zh``) of each dataset by name, from its rows' ``input.locale``."""

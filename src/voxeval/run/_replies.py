@@ -30,11 +30,13 @@ class ReplyItem:
     """Sample id."""
     reference_text: str
     """The input's text (only oracle systems may use it)."""
+    language: str = "ja"
+    """ISO 639-1 code of the input's language."""
 
 
 def dataset_reply_items(datasets: list[Dataset]) -> list[ReplyItem]:
     """The reply items of dialogue-act datasets."""
-    return [ReplyItem(d.name, s.id, s.input_text) for d in datasets for s in d.samples]
+    return [ReplyItem(d.name, s.id, s.input_text, s.language) for d in datasets for s in d.samples]
 
 
 @dataclass
@@ -62,7 +64,9 @@ class ReplyWorker:
         """The reply row: every answer is classified by :mod:`voxeval.run._outcomes`, whatever the system kind."""
         key = reply_key(item.dataset, self.system.name, item.id)
         audio = input_audio(self.run_dir, self.inputs[sample_key(item.dataset, item.id)])
-        turn = Turn(item.id, audio, self.prompts[0], self.prompts[1], reference_text=item.reference_text)
+        turn = Turn(
+            item.id, audio, self.prompts[0], self.prompts[1], reference_text=item.reference_text, language=item.language
+        )
         started = time.perf_counter()
         row: Row = {"key": key, "dataset": item.dataset, "system": self.system.name, "id": item.id}
         try:

