@@ -50,6 +50,9 @@ else
 DEMO_LIMIT_ARG := --limit $(DEMO_LIMIT)
 endif
 
+# Both cores, a test file per worker (its module fixtures built once); PYTEST_ARGS= runs the suite in one process.
+PYTEST_ARGS ?= -n 2 --dist loadfile
+
 .PHONY: help test demo bench lint typecheck apt-test apt-demo clean
 
 help:
@@ -86,7 +89,7 @@ typecheck: $(VENV)/.stamp-test
 	$(BIN)/mypy
 
 test: apt-test $(VENV)/.stamp-test lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_ARGS)
 
 apt-demo:
 	@$(MAKE) --no-print-directory apt-test APT_TEST=espeak-ng
