@@ -153,12 +153,16 @@ class StyleBenchmark:
 
     def table(self, summary: dict[str, Any], run_dir: Path) -> str:
         """Overall score and counts per system."""
+        from voxeval.report._escape import md_cell
+
         lines = [
             "| system | overall (VStyle-weighted) | judged ok | failed | not measured |\n|---|---:|---:|---:|---:|"
         ]
         for name, block in summary["systems"].items():
             overall = "—" if block["overall"] is None else f"{block['overall']:.3f}"
-            lines.append(f"| {name} | {overall} | {block['ok']} | {block['failed']} | {block['not_measured']} |")
+            lines.append(
+                f"| {md_cell(name)} | {overall} | {block['ok']} | {block['failed']} | {block['not_measured']} |"
+            )
         return "\n".join(lines)
 
     def dry_run(self, settings: RunSettings, plan: Plan, run_dir: Path) -> dict[str, Any]:

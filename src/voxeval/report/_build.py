@@ -11,6 +11,7 @@ from typing import Any
 
 from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
+from voxeval.report._escape import csv_cell, md_cell
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._load import RunData
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
@@ -238,8 +239,8 @@ def usage_section(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | N
 
 def markdown_table(head: list[str], rows: list[list[object]]) -> str:
     """A Markdown table."""
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join([*lines, *("| " + " | ".join(str(c) for c in r) + " |" for r in rows)])
+    lines = ["| " + " | ".join(md_cell(h) for h in head) + " |", "|" + "---|" * len(head)]
+    return "\n".join([*lines, *("| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows)])
 
 
 def _failures_section(sets: list[Any]) -> str:
@@ -345,7 +346,7 @@ def _csv(t1: list[list[object]], paired: list[list[object]]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["table", *TABLE1_HEAD])
-    writer.writerows(["table1", *r] for r in t1)
+    writer.writerows(["table1", *map(csv_cell, r)] for r in t1)
     writer.writerow(["table", *PAIRED_HEAD])
-    writer.writerows(["paired", *r] for r in paired)
+    writer.writerows(["paired", *map(csv_cell, r)] for r in paired)
     return buf.getvalue()
