@@ -46,7 +46,10 @@ def _importance(value: object, where: Location) -> float:
     # bool is an int subclass; `true` as a weight is a data error, not 1.0.
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(where, f"importance must be a number, got {value!r}")
-    weight = float(value)
+    try:
+        weight = float(value)
+    except OverflowError:  # a JSON integer of hundreds of digits: valid JSON, beyond any float
+        raise InputError(where, f"importance is too large, got an integer of {len(str(value))} digits") from None
     if math.isnan(weight) or math.isinf(weight):
         raise InputError(where, f"importance must be finite, got {value!r}")
     if weight < 0:

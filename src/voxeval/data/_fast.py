@@ -81,8 +81,10 @@ class _Pred(msgspec.Struct, gc=False):
 
 _GOLD = msgspec.json.Decoder(_Gold)
 _PRED = msgspec.json.Decoder(_Pred)
-_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, KeyError, OverflowError)
-"""What makes the fast path leave a row to the full parser (OverflowError: importances whose sum overflows)."""
+_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, KeyError, OverflowError, RecursionError)
+"""What makes the fast path leave a row to the full parser (OverflowError: importances whose sum overflows;
+RecursionError: a line nested too deeply). ``msgspec`` itself refuses a lone surrogate escape anywhere in a line
+(DecodeError), so such a line always reaches the full reader, which names its field."""
 
 
 def _acts(sample_id: str | int, steps: list[_Step], failure: str | None = None) -> RawActs | None:

@@ -6,6 +6,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -23,6 +24,40 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+"""A ``\\uD800``-``\\uDFFF`` escape: the only way a lone surrogate (text no file can hold) enters a JSON line."""
+
+
+def lone_surrogate(value: object, path: str = "") -> str | None:
+    """The field path (``steps[0].act``, ``""`` for the value itself) of the first string or key of ``value``
+    that holds a lone surrogate, or ``None``.
+
+    Walks with an explicit stack: ``value`` came out of ``json.loads`` and may be as deep as it allows.
+    """
+    stack: list[tuple[object, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _has_surrogate(item):
+                return where
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if _has_surrogate(key):
+                    return f"{where}.{key!a}".lstrip(".")
+                stack.append((child, f"{where}.{key}".lstrip(".")))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{k}]") for k, child in enumerate(item))
+    return None
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _decode_line(raw: bytes, where: Location) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
@@ -33,8 +68,19 @@ def _decode_line(raw: bytes, where: Location) -> dict[str, Any]:
         row = json.loads(text, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
         raise InputError(where, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(where, "invalid JSON: nested too deeply (arrays or objects inside each other)") from None
     if not isinstance(row, dict):
         raise InputError(where, f"each line must be a JSON object, got {type(row).__name__}")
+    if SURROGATE_ESCAPE.search(raw):
+        field = lone_surrogate(row)
+        if field is not None:
+            # `\udc80` is valid JSON but no text: it cannot be written back as UTF-8 (a crash after scores or
+            # replies were written) nor spoken, so it is refused where it enters.
+            raise InputError(
+                where.child(field) if field else where,
+                "holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape), which is not text",
+            )
     return row
 
 
