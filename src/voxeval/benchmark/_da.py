@@ -58,9 +58,17 @@ def predictions_for(
         elif note["status"] != "ok":
             preds[sample.id] = Prediction(sample.id, (), text, f"annotation failed: {note.get('error')}")
         else:
-            acts = parse_acts(note["steps"], Location("annotations.jsonl", field=f"{key}.steps"), allow_empty=True)
-            preds[sample.id] = Prediction(sample.id, acts, text)
+            preds[sample.id] = _annotated(sample.id, key, note, text)
     return preds
+
+
+def _annotated(sample_id: str, key: str, note: dict[str, Any], text: str | None) -> Prediction:
+    """The prediction of an annotation row; acts that cannot be scored (too many, say) exclude the sample."""
+    try:
+        acts = parse_acts(note["steps"], Location("annotations.jsonl", field=f"{key}.steps"), allow_empty=True)
+    except InputError as exc:
+        return Prediction(sample_id, (), text, f"annotation unusable: {exc.message}")
+    return Prediction(sample_id, acts, text)
 
 
 def scored_sets(
