@@ -76,13 +76,21 @@ def register(commands: Any) -> None:
     p.set_defaults(handler=run)
 
 
+MAX_PROMPT_BYTES = 1 << 20
+"""Largest ``--system-prompt-file`` / ``--user-prompt-file`` read (1 MiB; the paper's prompts are ~2 KB)."""
+
+
 def _prompt(path: Path | None, default: str | None) -> str | None:
     if path is None:
         return default
+    from voxeval.errors import Location
+    from voxeval.io import read_bounded
+
+    data = read_bounded(path, Location(str(path)), MAX_PROMPT_BYTES, "prompt file")  # no FIFO, no /dev/zero
     try:
-        return path.read_text(encoding="utf-8").rstrip("\n")
-    except OSError as exc:
-        raise ConfigError(f"cannot read prompt file {path}: {exc}") from None
+        return data.decode("utf-8").rstrip("\n")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"prompt file {path} is not valid UTF-8 (byte {exc.start})") from None
 
 
 def request_from_args(args: argparse.Namespace) -> Any:

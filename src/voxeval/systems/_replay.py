@@ -7,6 +7,7 @@ from typing import Any
 
 from voxeval.data import parse_id, read_jsonl, resolve_inside
 from voxeval.errors import ConfigError, InputError, Location
+from voxeval.io import check_size, read_bounded
 from voxeval.systems._protocol import NoReply, Reply, SystemFailure, Turn, systems
 
 NO_REPLY = ("refused", "truncated", "undecodable")
@@ -32,6 +33,12 @@ def _replayed(row: dict[str, Any], where: Location) -> tuple[str | None, Excepti
     return text, None
 
 
+def _audio_bytes() -> int:
+    from voxeval.speech.audio import audio_limits
+
+    return audio_limits().max_bytes
+
+
 class ReplaySystem:
     """Replies from ``{"id", "text", "audio"?, "outcome"?}`` rows; ``audio`` is a WAV path relative to the file.
 
@@ -51,6 +58,8 @@ class ReplaySystem:
             text, failure = _replayed(row, where)
             audio = row.get("audio")
             audio_path = resolve_inside(path.parent, audio, where.child("audio")) if audio is not None else None
+            if audio_path is not None:  # a FIFO, a device or a huge (maybe sparse) file: refused before the run
+                check_size(audio_path, where.child("audio"), _audio_bytes(), "audio file")
             if sample_id in self._rows:
                 raise InputError(where.child("id"), f"duplicate id {sample_id!r}")
             self._rows[sample_id] = (text, audio_path, failure)
@@ -62,7 +71,8 @@ class ReplaySystem:
         text, audio, failure = self._rows[turn.id]
         if failure is not None:
             raise failure
-        return Reply(text or "", audio.read_bytes() if audio else None, {"source": str(self.path)})
+        data = read_bounded(audio, Location(str(audio)), _audio_bytes(), "audio file") if audio else None
+        return Reply(text or "", data, {"source": str(self.path)})
 
     def describe(self) -> dict[str, Any]:
         """The replay file."""
