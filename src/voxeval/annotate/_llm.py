@@ -53,7 +53,10 @@ def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
             else:
                 cursor = found + len(span)
         parsed.append(step)
-    return normalise(parsed), dropped
+    try:
+        return normalise(parsed), dropped
+    except OverflowError:  # e.g. 1e308 + 1e308
+        raise ValueError("the importances are too large to add up; give relative weights such as 0.7") from None
 
 
 class LLMAnnotator:
