@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from voxeval.llm._types import token_count
 from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
 from voxeval.report._escape import csv_cell, md_cell
@@ -108,6 +109,15 @@ PAIRED_HEAD = [
 ]
 
 
+def _price(value: object) -> bool:
+    """A price: a finite, non-negative number of at most 10^9 USD per million tokens (NaN, -5, 10**400 are not)."""
+    import math
+
+    return (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and 0 <= value <= 1e9
+    )
+
+
 def read_prices(path: Path | None) -> dict[str, Any] | None:
     """The prices file of ``voxeval report --prices`` (USD per million tokens per system), checked."""
     if path is None:
@@ -122,8 +132,12 @@ def read_prices(path: Path | None) -> dict[str, Any] | None:
         raise InputError(Location(str(path)), f"cannot read prices: {exc}") from None
     for system, entry in prices.items():
         for key in ("input_per_million", "output_per_million"):
-            if not isinstance(entry, dict) or not isinstance(entry.get(key), (int, float)):
-                raise InputError(Location(str(path), field=f"{system}.{key}"), "must be a number (USD per 1M tokens)")
+            value = entry.get(key) if isinstance(entry, dict) else entry
+            if not isinstance(entry, dict) or not _price(value):
+                raise InputError(
+                    Location(str(path), field=f"{system}.{key}"),
+                    f"must be a finite number ≥ 0 (USD per 1M tokens), got {str(value)[:40]}",
+                )
     return dict(prices)
 
 
@@ -195,6 +209,16 @@ def _table2_section(data: RunData) -> str:
     return "".join(parts)
 
 
+def usage_warnings(replies: dict[str, dict[str, Any]]) -> int:
+    """Replies whose provider reported token counts that are no counts (ignored; see ``meta.usage_warnings``)."""
+    return sum(
+        1
+        for row in replies.values()
+        if (meta := row.get("meta") or {}).get("usage_warnings")
+        or any(token_count(meta.get(k), k)[1] for k in ("input_tokens", "output_tokens"))
+    )
+
+
 def usage_rows(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | None = None) -> list[list[object]]:
     """Calls and tokens per system from the recorded replies; cost when ``prices`` names the system.
 
@@ -205,10 +229,12 @@ def usage_rows(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | None
         meta = row.get("meta") or {}
         t = totals.setdefault(row["system"], [0, 0, 0, 0])
         t[0] += 1
-        if isinstance(meta.get("input_tokens"), int) or isinstance(meta.get("output_tokens"), int):
+        # Counts as logged are checked again: a log is a file, and a count that is no count is left out.
+        tokens_in, tokens_out = (token_count(meta.get(k), k)[0] for k in ("input_tokens", "output_tokens"))
+        if tokens_in is not None or tokens_out is not None:
             t[1] += 1
-            t[2] += int(meta.get("input_tokens") or 0)
-            t[3] += int(meta.get("output_tokens") or 0)
+            t[2] += tokens_in or 0
+            t[3] += tokens_out or 0
     rows: list[list[object]] = []
     for system, (calls, reported, tokens_in, tokens_out) in sorted(totals.items()):
         price = (prices or {}).get(system)
@@ -228,12 +254,20 @@ def usage_section(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | N
         return "", ""
     rows = usage_rows(replies, prices)
     note = "" if prices else " Pass <code>--prices FILE</code> to <code>voxeval report</code> for the cost column."
+    ignored = usage_warnings(replies)
+    warning = (
+        f"{ignored} repl{'y' if ignored == 1 else 'ies'} reported token counts that are not integers from 0 to 2^53;"
+        " they are left out of these sums (the reply rows keep the reason in meta.usage_warnings)."
+        if ignored
+        else ""
+    )
+    note += f" {warning}" if warning else ""
     html = (
         "<h2>Usage and cost</h2>"
         + table(USAGE_HEAD, rows, numeric=(1, 2, 3, 4))
         + f'<p class="meta">Tokens as reported by the providers; cost from the prices file.{note}</p>'
     )
-    md = "\n## Usage and cost\n\n" + markdown_table(USAGE_HEAD, rows) + "\n"
+    md = "\n## Usage and cost\n\n" + markdown_table(USAGE_HEAD, rows) + "\n" + (f"\n{warning}\n" if warning else "")
     return html, md
 
 
