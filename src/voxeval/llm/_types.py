@@ -113,7 +113,10 @@ class Usage:
             count, warning = token_count(value, field)
             counts.append(count)
             warnings += [warning] if warning else []
-        output = counts[1] if len(counts) < 3 or counts[1] is None or counts[2] is None else counts[1] + counts[2]
+        output = counts[1]
+        if len(counts) > 2 and output is not None:  # a third count that was sent but is no count: total unknown
+            extra, invalid = counts[2], token_count(list(fields.values())[2], "")[1] is not None
+            output = None if invalid else output + (extra or 0)
         return cls(counts[0], output, tuple(warnings))
 
 
