@@ -70,8 +70,10 @@ def register(commands: Any) -> None:
     )
     p.add_argument("--no-cache", action="store_true", help="do not reuse identical provider calls from the cache")
     p.add_argument("--dry-run", action="store_true", help="print what would be called, and an estimate; call nothing")
-    p.add_argument("--system-prompt-file", type=Path, help="replace the Appendix B.1 system prompt")
-    p.add_argument("--user-prompt-file", type=Path, help="replace the Appendix B.2 user prompt")
+    p.add_argument(
+        "--system-prompt-file", type=Path, help="replace the Appendix B.1 system prompt (UTF-8, at most 1 MiB)"
+    )
+    p.add_argument("--user-prompt-file", type=Path, help="replace the Appendix B.2 user prompt (UTF-8, at most 1 MiB)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=run)
 
