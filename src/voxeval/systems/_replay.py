@@ -52,7 +52,8 @@ class ReplaySystem:
         self.path = path
         self.name = f"replay:{path.stem}"
         self._rows: dict[str, tuple[str | None, Path | None, Exception | None]] = {}
-        for line, row in read_jsonl(path):
+        # A lone surrogate in `text` is replayed as the `undecodable` outcome (docs/reliability.md), not refused.
+        for line, row in read_jsonl(path, keep_surrogates_in=frozenset({"text"})):
             where = Location(str(path), line)
             sample_id = parse_id(row, where)
             text, failure = _replayed(row, where)
