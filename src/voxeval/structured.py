@@ -25,6 +25,12 @@ class StructuredOutputFailed(Exception):
         self.attempts = attempts
 
 
+INVALID_CONTENT = (ValueError, ArithmeticError, RecursionError, TypeError, LookupError)
+"""What a ``parse`` function raises on content it cannot use: ``ValueError`` by contract, and the errors numbers,
+nesting and shapes chosen by the model can still provoke in it (a sum that overflows, a line nested 50,000 deep).
+Each is an invalid answer: re-asked, then recorded with its raw text, never cached."""
+
+
 def extract_json_object(text: str) -> dict[str, Any]:
     """The JSON object in a model reply: bare, or inside a ```json fence. Raises ``ValueError`` otherwise.
 
@@ -39,6 +45,10 @@ def extract_json_object(text: str) -> dict[str, Any]:
         value = json.loads(stripped)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError("not valid JSON (arrays or objects nested too deeply)") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise ValueError(f"not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise ValueError(f"expected a JSON object, got {type(value).__name__}")
     return value
@@ -61,8 +71,8 @@ async def complete_validated(
         raw = response.text
         try:
             return parse(raw), raw, attempt, response
-        except ValueError as exc:
-            error = str(exc)
+        except INVALID_CONTENT as exc:
+            error = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
             if hasattr(model, "forget"):
                 model.forget(request)  # an invalid reply is not a result worth caching
             feedback = (ChatMessage("assistant", text=raw), ChatMessage("user", text=FEEDBACK.format(error=error)))

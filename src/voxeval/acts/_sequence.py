@@ -41,12 +41,20 @@ class Step:
 Acts = tuple[Step, ...]
 """A dialogue-act sequence, in the order the acts occur in the reply."""
 
+MAX_STEPS = 256
+"""Most dialogue acts one reply may have (the paper's replies have 1-6). Scoring a pair takes time and memory
+quadratic in its lengths (2,000 + 2,000 acts took 27 s, 28,000 exhausted 4 GB), so a longer sequence, which no
+reply's acts are, is refused where it is read: at most 257 x 257 cells per pair (0.5 MB, ~0.3 s in Python)."""
+
 
 def _importance(value: object, where: Location) -> float:
     # bool is an int subclass; `true` as a weight is a data error, not 1.0.
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(where, f"importance must be a number, got {value!r}")
-    weight = float(value)
+    try:
+        weight = float(value)
+    except OverflowError:  # a JSON integer of hundreds of digits: valid JSON, beyond any float
+        raise InputError(where, f"importance is too large, got an integer of {len(str(value))} digits") from None
     if math.isnan(weight) or math.isinf(weight):
         raise InputError(where, f"importance must be finite, got {value!r}")
     if weight < 0:
@@ -106,6 +114,11 @@ def parse_acts(raw: object, where: Location, *, allow_empty: bool) -> Acts:
         raise InputError(where, f"steps must be a list, got {type(raw).__name__}")
     if not raw and not allow_empty:
         raise InputError(where, "gold dialogue-act sequence is empty; every gold reply needs at least one act")
+    if len(raw) > MAX_STEPS:
+        raise InputError(
+            where,
+            f"{len(raw)} dialogue acts; a reply has at most {MAX_STEPS} (voxeval.acts.MAX_STEPS, docs/reliability.md)",
+        )
     steps = [parse_step(item, where.child(f"[{i}]")) for i, item in enumerate(raw)]
     try:
         return normalise(steps)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from voxeval.acts import Acts, Step, normalise, parse_step
+from voxeval.acts import MAX_STEPS, Acts, Step, normalise, parse_step
 from voxeval.annotate._protocol import Annotation, AnnotationFailed, AnnotationInput, annotators
 from voxeval.errors import ConfigError, InputError, Location
 from voxeval.prompts import fill, load_prompt
@@ -33,6 +33,8 @@ def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
     steps = data.get("steps")
     if not isinstance(steps, list):
         raise ValueError('the object must have a "steps" list')
+    if len(steps) > MAX_STEPS:
+        raise ValueError(f"{len(steps)} steps; a reply has at most {MAX_STEPS} dialogue acts")
     parsed: list[Step] = []
     dropped, cursor = 0, 0
     for i, raw in enumerate(steps):
@@ -51,7 +53,10 @@ def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
             else:
                 cursor = found + len(span)
         parsed.append(step)
-    return normalise(parsed), dropped
+    try:
+        return normalise(parsed), dropped
+    except OverflowError:  # e.g. 1e308 + 1e308
+        raise ValueError("the importances are too large to add up; give relative weights such as 0.7") from None
 
 
 class LLMAnnotator:

@@ -115,8 +115,7 @@ def predictions_for(
         elif note["status"] != "ok":
             preds[sample.id] = Prediction(sample.id, (), text, f"annotation failed: {note.get('error')}")
         else:
-            acts = parse_acts(note["steps"], Location("annotations.jsonl", field=f"{key}.steps"), allow_empty=True)
-            preds[sample.id] = Prediction(sample.id, acts, text)
+            preds[sample.id] = _annotated(sample.id, key, note, text)
     return preds
 
 
@@ -131,6 +130,15 @@ def read_replies(run_dir: Path) -> dict[str, dict[str, Any]]:
     mode = settings_of(config, run_dir).reply_text
     heard = read_run_log(run_dir / LOG)
     return scored_replies(read_run_log(run_dir / "replies.jsonl"), heard, "speech" if mode == "speech" else "model")
+
+
+def _annotated(sample_id: str, key: str, note: dict[str, Any], text: str | None) -> Prediction:
+    """The prediction of an annotation row; acts that cannot be scored (too many, say) exclude the sample."""
+    try:
+        acts = parse_acts(note["steps"], Location("annotations.jsonl", field=f"{key}.steps"), allow_empty=True)
+    except InputError as exc:
+        return Prediction(sample_id, (), text, f"annotation unusable: {exc.message}")
+    return Prediction(sample_id, acts, text)
 
 
 def scored_sets(

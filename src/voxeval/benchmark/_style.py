@@ -166,12 +166,16 @@ class StyleBenchmark:
 
     def table(self, summary: dict[str, Any], run_dir: Path) -> str:
         """Overall score and counts per system."""
+        from voxeval.report._escape import md_cell
+
         lines = [
             "| system | overall (VStyle-weighted) | judged ok | failed | not measured |\n|---|---:|---:|---:|---:|"
         ]
         for name, block in summary["systems"].items():
             overall = "—" if block["overall"] is None else f"{block['overall']:.3f}"
-            lines.append(f"| {name} | {overall} | {block['ok']} | {block['failed']} | {block['not_measured']} |")
+            lines.append(
+                f"| {md_cell(name)} | {overall} | {block['ok']} | {block['failed']} | {block['not_measured']} |"
+            )
         from voxeval.report._speech import LATENCY_TITLE, latency_markdown
 
         latency = latency_markdown(read_run_log(run_dir / "replies.jsonl"))

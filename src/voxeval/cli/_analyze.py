@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from voxeval.errors import ConfigError, InputError, Location
+from voxeval.errors import ConfigError, Location
 from voxeval.speech.acoustics import (
     THRESHOLDS,
     Analysis,
@@ -21,7 +21,7 @@ from voxeval.speech.acoustics import (
     read_speed,
     read_volume,
 )
-from voxeval.speech.audio import SilentAudioError
+from voxeval.speech.audio import SilentAudioError, read_audio_file
 
 
 def register(commands: Any) -> None:
@@ -109,10 +109,7 @@ def run(args: argparse.Namespace) -> int:
         asr = asr_from_spec(DEFAULT_ASR)
     analyses: list[tuple[Path, Analysis | None]] = []
     for path in args.audio:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise InputError(Location(str(path)), f"cannot read audio file: {exc.strerror or exc}") from None
+        data = read_audio_file(path, Location(str(path)))  # a regular file of bounded size: no FIFO, no /dev/zero
         try:
             analyses.append((path, analyse(data, args.language, asr, where=Location(str(path)))))
         except SilentAudioError:

@@ -116,13 +116,15 @@ def _fmt(value: float | None) -> str:
 
 
 def _print_table(summary: dict[str, Any]) -> None:
+    from voxeval.report._escape import md_cell
+
     categories = ("acoustic_attributes", "instruction", "role_play", "empathy")
     print("| model | overall | " + " | ".join(categories) + " | ok | failed | not measured |")
     print("|---" * (len(categories) + 5) + "|")
     for name, scores in summary["models"].items():
         cells = [_fmt(scores["categories"].get(c, {}).get("mean")) for c in categories]
         counts = f"{scores['ok']} | {scores['failed']} | {scores['not_measured']}"
-        print(f"| {name} | {_fmt(scores['overall'])} | " + " | ".join(cells) + f" | {counts} |")
+        print(f"| {md_cell(name)} | {_fmt(scores['overall'])} | " + " | ".join(cells) + f" | {counts} |")
 
 
 def _entries(items: list[Any], root: Path) -> list[Any]:

@@ -91,19 +91,29 @@ def register(commands: Any) -> None:
     )
     p.add_argument("--no-cache", action="store_true", help="do not reuse identical provider calls from the cache")
     p.add_argument("--dry-run", action="store_true", help="print what would be called, and an estimate; call nothing")
-    p.add_argument("--system-prompt-file", type=Path, help="replace the Appendix B.1 system prompt")
-    p.add_argument("--user-prompt-file", type=Path, help="replace the Appendix B.2 user prompt")
+    p.add_argument(
+        "--system-prompt-file", type=Path, help="replace the Appendix B.1 system prompt (UTF-8, at most 1 MiB)"
+    )
+    p.add_argument("--user-prompt-file", type=Path, help="replace the Appendix B.2 user prompt (UTF-8, at most 1 MiB)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=run)
+
+
+MAX_PROMPT_BYTES = 1 << 20
+"""Largest ``--system-prompt-file`` / ``--user-prompt-file`` read (1 MiB; the paper's prompts are ~2 KB)."""
 
 
 def _prompt(path: Path | None, default: str | None) -> str | None:
     if path is None:
         return default
+    from voxeval.errors import Location
+    from voxeval.io import read_bounded
+
+    data = read_bounded(path, Location(str(path)), MAX_PROMPT_BYTES, "prompt file")  # no FIFO, no /dev/zero
     try:
-        return path.read_text(encoding="utf-8").rstrip("\n")
-    except OSError as exc:
-        raise ConfigError(f"cannot read prompt file {path}: {exc}") from None
+        return data.decode("utf-8").rstrip("\n")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"prompt file {path} is not valid UTF-8 (byte {exc.start})") from None
 
 
 def request_from_args(args: argparse.Namespace) -> Any:

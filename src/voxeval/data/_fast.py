@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from voxeval import native
-from voxeval.acts import LABELS
+from voxeval.acts import LABELS, MAX_STEPS
 
 _Weight = Annotated[float, msgspec.Meta(ge=0)]
 
@@ -81,12 +81,14 @@ class _Pred(msgspec.Struct, gc=False):
 
 _GOLD = msgspec.json.Decoder(_Gold)
 _PRED = msgspec.json.Decoder(_Pred)
-_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, KeyError, OverflowError)
-"""What makes the fast path leave a row to the full parser (OverflowError: importances whose sum overflows)."""
+_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, KeyError, OverflowError, RecursionError)
+"""What makes the fast path leave a row to the full parser (OverflowError: importances whose sum overflows;
+RecursionError: a line nested too deeply). ``msgspec`` itself refuses a lone surrogate escape anywhere in a line
+(DecodeError), so such a line always reaches the full reader, which names its field."""
 
 
 def _acts(sample_id: str | int, steps: list[_Step], failure: str | None = None) -> RawActs | None:
-    if sample_id == "":
+    if sample_id == "" or len(steps) > MAX_STEPS:  # too many acts: the full parser says so
         return None
     # Exact spellings only; a lenient one (`check question`) raises KeyError and the full parser maps it.
     codes = [LABEL_CODES[s.act] for s in steps]
@@ -192,6 +194,8 @@ def _columns(raw_ids: list[str | int], step_lists: list[list[_Step]], failures: 
     if found is None:
         return python_columns(raw_ids, step_lists, failures)
     codes, weights, lengths, totals = found
+    if lengths.size and int(lengths.max()) > MAX_STEPS:  # too many acts in a row: the full parser says so
+        return None
     return ActsBlock(cast("list[str]", raw_ids), lengths, codes, weights, totals, failures)
 
 
@@ -212,6 +216,8 @@ def python_columns(
     if np.signbit(weights).any():  # -0.0, see _acts
         return None
     lengths = list(map(len, step_lists))
+    if lengths and max(lengths) > MAX_STEPS:  # too many acts in a row: the full parser says so
+        return None
     flat = iter(raw)  # each islice takes the next row's weights from the one iterator
     try:
         totals = np.fromiter(map(math.fsum, map(islice, repeat(flat), lengths)), dtype=np.float64, count=len(lengths))

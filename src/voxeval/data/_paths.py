@@ -13,7 +13,7 @@ def resolve_inside(root: Path, value: object, where: Location, folder: str = "da
     Absolute paths, ``..`` segments that leave the root, and symlinks pointing outside it are refused:
     a dataset must not be able to make voxeval read arbitrary files. ``folder`` names ``root`` in errors.
     """
-    if not isinstance(value, str) or not value:
+    if not isinstance(value, str) or not value or "\x00" in value:  # a NUL byte: no path the OS can open
         raise InputError(where, f"must be a relative file path, got {value!r}")
     rel = Path(value)
     if rel.is_absolute():

@@ -6,6 +6,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -23,7 +24,43 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _decode_line(raw: bytes, where: Location) -> dict[str, Any]:
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+"""A ``\\uD800``-``\\uDFFF`` escape: the only way a lone surrogate (text no file can hold) enters a JSON line."""
+
+
+def lone_surrogate(value: object, path: str = "", skip: frozenset[str] = frozenset()) -> str | None:
+    """The field path (``steps[0].act``, ``""`` for the value itself) of the first string or key of ``value``
+    that holds a lone surrogate, or ``None``; top-level fields named in ``skip`` are not looked at.
+
+    Walks with an explicit stack: ``value`` came out of ``json.loads`` and may be as deep as it allows.
+    """
+    stack: list[tuple[object, str]] = [(value, path)]
+    if isinstance(value, dict) and skip:
+        stack = [({k: v for k, v in value.items() if k not in skip}, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _has_surrogate(item):
+                return where
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if _has_surrogate(key):
+                    return f"{where}.{key!a}".lstrip(".")
+                stack.append((child, f"{where}.{key}".lstrip(".")))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{k}]") for k, child in enumerate(item))
+    return None
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _decode_line(raw: bytes, where: Location, keep_surrogates_in: frozenset[str] = frozenset()) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -33,8 +70,19 @@ def _decode_line(raw: bytes, where: Location) -> dict[str, Any]:
         row = json.loads(text, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
         raise InputError(where, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(where, "invalid JSON: nested too deeply (arrays or objects inside each other)") from None
     if not isinstance(row, dict):
         raise InputError(where, f"each line must be a JSON object, got {type(row).__name__}")
+    if SURROGATE_ESCAPE.search(raw):
+        field = lone_surrogate(row, skip=keep_surrogates_in)
+        if field is not None:
+            # `\udc80` is valid JSON but no text: it cannot be written back as UTF-8 (a crash after scores or
+            # replies were written) nor spoken, so it is refused where it enters.
+            raise InputError(
+                where.child(field) if field else where,
+                "holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape), which is not text",
+            )
     return row
 
 
@@ -130,16 +178,20 @@ def decode_line(raw: bytes, where: Location) -> dict[str, Any]:
     return _decode_line(raw, where)
 
 
-def read_jsonl(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_jsonl(
+    path: str | Path, *, complete_only: bool = False, keep_surrogates_in: frozenset[str] = frozenset()
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, row)`` for each non-blank line of a JSONL file.
 
     Repairs, both documented: a UTF-8 byte-order mark at the start is skipped, and blank lines are
     ignored. Everything else that is wrong raises :class:`InputError` naming the file and line.
     ``complete_only`` stops before a last line with no newline (one still being written, or torn by a crash).
+    A lone surrogate is refused in every field but the top-level ones in ``keep_surrogates_in`` (a replay row's
+    ``text``, which the reply stage classifies as ``undecodable``).
     """
     name = str(path)
     for number, _, raw in iter_lines(path, complete_only=complete_only):
-        yield number, _decode_line(raw, Location(name, number))
+        yield number, _decode_line(raw, Location(name, number), keep_surrogates_in)
 
 
 def read_json_object(path: str | Path) -> dict[str, Any] | None:

@@ -62,8 +62,15 @@ def response_to_json(response: ChatResponse) -> dict[str, Any]:
         "audio": None if response.audio is None else base64.b64encode(response.audio).decode("ascii"),
         "model_version": response.model_version,
         "usage": {"input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens},
+        "usage_warnings": list(response.usage.warnings),
         "finish_reason": response.finish_reason,
     }
+
+
+def _usage(usage: dict[str, Any], recorded: list[str]) -> Usage:
+    """The cached counts, checked again (a cache file is a file anyone could edit), with the recorded warnings."""
+    checked = Usage.checked({k: usage[k] for k in ("input_tokens", "output_tokens")})
+    return Usage(checked.input_tokens, checked.output_tokens, (*map(str, recorded), *checked.warnings))
 
 
 def response_from_json(obj: dict[str, Any]) -> ChatResponse:
@@ -74,7 +81,7 @@ def response_from_json(obj: dict[str, Any]) -> ChatResponse:
         text=obj["text"],
         audio=None if audio is None else base64.b64decode(audio, validate=True),
         model_version=obj["model_version"],
-        usage=Usage(usage["input_tokens"], usage["output_tokens"]),
+        usage=_usage(usage, obj.get("usage_warnings") or []),
         finish_reason=obj["finish_reason"],
     )
     if not isinstance(response.text, str):

@@ -88,11 +88,10 @@ def _int(value: Any) -> int | None:
 
 
 def _usage(metadata: dict[str, Any]) -> Usage:
-    output = _int(metadata.get("candidatesTokenCount"))
-    thoughts = _int(metadata.get("thoughtsTokenCount"))
-    if output is not None and thoughts is not None:
-        output += thoughts  # thinking tokens are generated (and billed) too
-    return Usage(_int(metadata.get("promptTokenCount")), output)
+    # Thinking tokens are generated (and billed) too: the third count is added to the output.
+    return Usage.checked(
+        {k: metadata.get(k) for k in ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount")}
+    )
 
 
 def _outcome_error(body: dict[str, Any], finish: str | None, text: str) -> ProviderError | None:
@@ -109,6 +108,19 @@ def _outcome_error(body: dict[str, Any], finish: str | None, text: str) -> Provi
     return None
 
 
+def _texts(candidate: dict[str, Any], body: dict[str, Any]) -> list[str]:
+    """The non-thought texts of a candidate. No content or no parts is no text; content, parts or a part's text
+    of another shape is a broken response (``bad_response``, retried), never an empty reply."""
+    content = candidate.get("content")
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if (content is not None and not isinstance(content, dict)) or not isinstance(parts, (list, type(None))):
+        raise ProviderError("bad_response", f"candidate content of an unknown shape: {json.dumps(body)[:2000]}")
+    for p in parts or []:
+        if not isinstance(p, dict) or not isinstance(p.get("text", ""), str):
+            raise ProviderError("bad_response", f"a content part of an unknown shape: {json.dumps(body)[:2000]}")
+    return [p["text"] for p in parts or [] if "text" in p and not p.get("thought")]
+
+
 def parse_gemini(body: dict[str, Any]) -> ChatResponse:
     """A ``generateContent`` JSON answer as a :class:`ChatResponse` (pure); thought parts are left out.
 
@@ -118,13 +130,7 @@ def parse_gemini(body: dict[str, Any]) -> ChatResponse:
     """
     candidates = body.get("candidates")
     candidate = _obj(candidates[0]) if isinstance(candidates, list) and candidates else {}
-    parts = _obj(candidate.get("content")).get("parts")
-    texts = [
-        p["text"]
-        for p in (parts if isinstance(parts, list) else [])
-        if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")
-    ]
-    text = "".join(texts)
+    text = "".join(_texts(candidate, body))
     finish = candidate.get("finishReason") if isinstance(candidate.get("finishReason"), str) else None
     error = _outcome_error(body, finish, text)
     if error is not None:

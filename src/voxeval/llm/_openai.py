@@ -82,13 +82,19 @@ def openai_chat_payload(model: str, request: ChatRequest, profile: ModelProfile 
     return payload
 
 
-def _content_text(content: Any) -> str | None:
-    if isinstance(content, str):
+def _content_text(content: Any, body: dict[str, Any]) -> str | None:
+    """The text of ``message.content``: a string, ``null`` (no text), or content parts with string texts.
+
+    Any other shape (``{"text": "x"}``, a number, a part whose text is not a string) is not an empty reply but a
+    broken response: ``bad_response``, retried, then a failure that is excluded, never scored as silence.
+    """
+    if content is None or isinstance(content, str):
         return content
-    if isinstance(content, list):  # some compatible servers answer with content parts
-        texts: list[str] = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    # Some compatible servers answer with content parts.
+    if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text", ""), str) for p in content):
+        texts: list[str] = [p["text"] for p in content if "text" in p]
         return "".join(texts) if texts else None
-    return None
+    raise ProviderError("bad_response", f"message content of an unknown shape: {json.dumps(body)[:2000]}")
 
 
 def _audio(message: dict[str, Any], body: dict[str, Any]) -> tuple[bytes | None, str | None]:
@@ -145,9 +151,12 @@ def parse_openai_chat(body: dict[str, Any]) -> ChatResponse:
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ProviderError("bad_response", f"no choices in response: {json.dumps(body)[:2000]}")
     choice = choices[0]
-    message = _obj(choice.get("message"))
+    message = choice.get("message")
+    message = {} if message is None else message  # `"message": null` says nothing: an empty reply
+    if not isinstance(message, dict) or not isinstance(message.get("audio", {}), (dict, type(None))):
+        raise ProviderError("bad_response", f"a message of an unknown shape: {json.dumps(body)[:2000]}")
     audio, transcript = _audio(message, body)
-    text = _content_text(message.get("content")) or transcript or ""
+    text = _content_text(message.get("content"), body) or transcript or ""
     error = _outcome_error(choice, message, body)
     if error is not None and (error.kind == "refused" or (not text.strip() and audio is None)):
         raise error
@@ -158,7 +167,7 @@ def parse_openai_chat(body: dict[str, Any]) -> ChatResponse:
         text=text,
         audio=audio,
         model_version=_str(body.get("model")),
-        usage=Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))),
+        usage=Usage.checked({k: usage.get(k) for k in ("prompt_tokens", "completion_tokens")}),
         finish_reason=_str(choice.get("finish_reason")),
     )
 

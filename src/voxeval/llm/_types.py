@@ -74,14 +74,50 @@ class ChatRequest:
             raise ValueError(f"max_tokens must be positive, got {self.max_tokens}")
 
 
+MAX_TOKENS = 2**53
+"""Largest token count believed from a server (every count up to it is exact as a float, so costs stay finite)."""
+
+
+def token_count(value: object, field: str) -> tuple[int | None, str | None]:
+    """``(count, None)`` for a count a server may report, ``(None, warning)`` for one it may not, ``(None, None)``
+    when it said nothing: counts are integers from 0 to :data:`MAX_TOKENS` (not -5, 10**400, 1.5 or "7").
+
+    >>> token_count(12, "prompt_tokens"), token_count(-5, "completion_tokens")[1]
+    ((12, None), 'completion_tokens: -5 is not a token count (0 to 2^53); ignored')
+    """
+    if value is None:
+        return None, None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKENS:
+        return value, None
+    shown = repr(value) if not isinstance(value, int) else (str(value) if abs(value) < 10**30 else "a huge integer")
+    return None, f"{field}: {shown[:40]} is not a token count (0 to 2^53); ignored"
+
+
 @dataclass(frozen=True)
 class Usage:
-    """Token counts a provider reported (``None`` when it did not say)."""
+    """Token counts a provider reported (``None`` when it did not say, or said something that is no count)."""
 
     input_tokens: int | None
     """Prompt tokens, audio included."""
     output_tokens: int | None
     """Generated tokens, audio included."""
+    warnings: tuple[str, ...] = ()
+    """Counts the server reported that were ignored, and why (recorded in the reply's ``meta.usage_warnings``)."""
+
+    @classmethod
+    def checked(cls, fields: dict[str, object]) -> Usage:
+        """Usage from the counts a server sent: ``{"prompt_tokens": …, "completion_tokens": …}`` in that order
+        (input, then output; a third is added to the output, e.g. Gemini's thinking tokens)."""
+        counts, warnings = [], []
+        for field, value in fields.items():
+            count, warning = token_count(value, field)
+            counts.append(count)
+            warnings += [warning] if warning else []
+        output = counts[1]
+        if len(counts) > 2 and output is not None:  # a third count that was sent but is no count: total unknown
+            extra, invalid = counts[2], token_count(list(fields.values())[2], "")[1] is not None
+            output = None if invalid else output + (extra or 0)
+        return cls(counts[0], output, tuple(warnings))
 
 
 @dataclass(frozen=True)

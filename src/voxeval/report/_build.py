@@ -9,9 +9,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from voxeval.llm._types import token_count
 from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
 from voxeval.report._echoes import echo_section
+from voxeval.report._escape import csv_cell, md_cell
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._latency import LATENCY_HEAD, latency_rows, system_latency
 from voxeval.report._load import RunData
@@ -133,6 +135,15 @@ PAIRED_HEAD = [
 ]
 
 
+def _price(value: object) -> bool:
+    """A price: a finite, non-negative number of at most 10^9 USD per million tokens (NaN, -5, 10**400 are not)."""
+    import math
+
+    return (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and 0 <= value <= 1e9
+    )
+
+
 def read_prices(path: Path | None) -> dict[str, Any] | None:
     """The prices file of ``voxeval report --prices`` (USD per million tokens per system), checked."""
     if path is None:
@@ -149,8 +160,12 @@ def read_prices(path: Path | None) -> dict[str, Any] | None:
         raise InputError(Location(str(path)), f"must be a JSON object of systems, got {type(prices).__name__}")
     for system, entry in prices.items():
         for key in ("input_per_million", "output_per_million"):
-            if not isinstance(entry, dict) or not isinstance(entry.get(key), (int, float)):
-                raise InputError(Location(str(path), field=f"{system}.{key}"), "must be a number (USD per 1M tokens)")
+            value = entry.get(key) if isinstance(entry, dict) else entry
+            if not isinstance(entry, dict) or not _price(value):
+                raise InputError(
+                    Location(str(path), field=f"{system}.{key}"),
+                    f"must be a finite number ≥ 0 (USD per 1M tokens), got {str(value)[:40]}",
+                )
     return dict(prices)
 
 
@@ -222,6 +237,16 @@ def _table2_section(data: RunData) -> str:
     return "".join(parts)
 
 
+def usage_warnings(replies: dict[str, dict[str, Any]]) -> int:
+    """Replies whose provider reported token counts that are no counts (ignored; see ``meta.usage_warnings``)."""
+    return sum(
+        1
+        for row in replies.values()
+        if (meta := row.get("meta") or {}).get("usage_warnings")
+        or any(token_count(meta.get(k), k)[1] for k in ("input_tokens", "output_tokens"))
+    )
+
+
 def usage_rows(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | None = None) -> list[list[object]]:
     """Calls and tokens per system from the recorded replies; cost when ``prices`` names the system.
 
@@ -232,10 +257,12 @@ def usage_rows(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | None
         meta = row.get("meta") or {}
         t = totals.setdefault(row["system"], [0, 0, 0, 0])
         t[0] += 1
-        if isinstance(meta.get("input_tokens"), int) or isinstance(meta.get("output_tokens"), int):
+        # Counts as logged are checked again: a log is a file, and a count that is no count is left out.
+        tokens_in, tokens_out = (token_count(meta.get(k), k)[0] for k in ("input_tokens", "output_tokens"))
+        if tokens_in is not None or tokens_out is not None:
             t[1] += 1
-            t[2] += int(meta.get("input_tokens") or 0)
-            t[3] += int(meta.get("output_tokens") or 0)
+            t[2] += tokens_in or 0
+            t[3] += tokens_out or 0
     rows: list[list[object]] = []
     for system, (calls, reported, tokens_in, tokens_out) in sorted(totals.items()):
         price = (prices or {}).get(system)
@@ -255,19 +282,27 @@ def usage_section(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | N
         return "", ""
     rows = usage_rows(replies, prices)
     note = "" if prices else " Pass <code>--prices FILE</code> to <code>voxeval report</code> for the cost column."
+    ignored = usage_warnings(replies)
+    warning = (
+        f"{ignored} repl{'y' if ignored == 1 else 'ies'} reported token counts that are not integers from 0 to 2^53;"
+        " they are left out of these sums (the reply rows keep the reason in meta.usage_warnings)."
+        if ignored
+        else ""
+    )
+    note += f" {warning}" if warning else ""
     html = (
         "<h2>Usage and cost</h2>"
         + table(USAGE_HEAD, rows, numeric=(1, 2, 3, 4))
         + f'<p class="meta">Tokens as reported by the providers; cost from the prices file.{note}</p>'
     )
-    md = "\n## Usage and cost\n\n" + markdown_table(USAGE_HEAD, rows) + "\n"
+    md = "\n## Usage and cost\n\n" + markdown_table(USAGE_HEAD, rows) + "\n" + (f"\n{warning}\n" if warning else "")
     return html, md
 
 
 def markdown_table(head: list[str], rows: list[list[object]]) -> str:
     """A Markdown table."""
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join([*lines, *("| " + " | ".join(str(c) for c in r) + " |" for r in rows)])
+    lines = ["| " + " | ".join(md_cell(h) for h in head) + " |", "|" + "---|" * len(head)]
+    return "\n".join([*lines, *("| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows)])
 
 
 def _failures_section(sets: list[Any]) -> str:
@@ -400,10 +435,10 @@ def _csv(head: list[str], t1: list[list[object]], paired: list[list[object]], la
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["table", *head])
-    writer.writerows(["table1", *r] for r in t1)
+    writer.writerows(["table1", *map(csv_cell, r)] for r in t1)
     writer.writerow(["table", *PAIRED_HEAD])
-    writer.writerows(["paired", *r] for r in paired)
+    writer.writerows(["paired", *map(csv_cell, r)] for r in paired)
     if latency:
         writer.writerow(["table", *LATENCY_HEAD])
-        writer.writerows(["latency", *r] for r in latency)
+        writer.writerows(["latency", *map(csv_cell, r)] for r in latency)
     return buf.getvalue()

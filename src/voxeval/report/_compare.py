@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from voxeval.report._escape import md_cell
 from voxeval.report._latency import compare_latency
 from voxeval.report._load import RunData
 from voxeval.report._stats import paired_test
@@ -137,10 +138,13 @@ def compare_markdown(result: dict[str, Any]) -> str:
     ]
     for c in result["comparisons"]:
         if c["b_minus_a"] is None:
-            lines.append(f"| {c['dataset']} | {c['a']} | {c['b']} | 0 | — | — | — | — | — | — |")
+            lines.append(
+                f"| {md_cell(c['dataset'])} | {md_cell(c['a'])} | {md_cell(c['b'])} | 0 | — | — | — | — | — | — |"
+            )
             continue
         lines.append(
-            f"| {c['dataset']} | {c['a']} | {c['b']} | {c['paired_n']} | {c['wed_a']:.3f} | {c['wed_b']:.3f} | "
+            f"| {md_cell(c['dataset'])} | {md_cell(c['a'])} | {md_cell(c['b'])} | {c['paired_n']} | "
+            f"{c['wed_a']:.3f} | {c['wed_b']:.3f} | "
             f"{c['b_minus_a']:+.3f} [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}] | {c['p_value']:.4f} | "
             f"{_effect(c['effect_size'])} | {c['b_better']}/{c['b_worse']}/{c['ties']} |"
         )
@@ -155,8 +159,8 @@ def compare_markdown(result: dict[str, Any]) -> str:
     for c in result["comparisons"]:
         if c["largest_changes"]:
             lines.append(
-                f"\nLargest per-sample changes ({c['a']} → {c['b']}, {c['dataset']}): "
-                + ", ".join(f"{x['id']} {x['wed_a']:.2f}→{x['wed_b']:.2f}" for x in c["largest_changes"])
+                f"\nLargest per-sample changes ({md_cell(c['a'])} → {md_cell(c['b'])}, {md_cell(c['dataset'])}): "
+                + ", ".join(f"{md_cell(x['id'])} {x['wed_a']:.2f}→{x['wed_b']:.2f}" for x in c["largest_changes"])
             )
     return "\n".join(lines) + "\n"
 

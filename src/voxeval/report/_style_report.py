@@ -207,10 +207,12 @@ def _write_csv(path: Path, tables: list[tuple[str, list[str], list[list[object]]
     import csv
     import io
 
+    from voxeval.report._escape import csv_cell
+
     buf = io.StringIO()
     writer = csv.writer(buf)
     for name, head, rows in tables:
-        writer.writerows([["table", *head], *([name, *r] for r in rows)])
+        writer.writerows([["table", *head], *([name, *map(csv_cell, r)] for r in rows)])
     atomic_write_text(path, buf.getvalue())
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from voxeval.acts import Acts
 from voxeval.data._schema import GoldSample, Prediction
 from voxeval.metrics import ContentSummary, SampleScore, Summary
+from voxeval.report._escape import md_cell
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def format_acts(acts: Acts) -> str:
 
 
 def _cell(text: str | None) -> str:
-    return "—" if not text else text.replace("|", "\\|").replace("\n", " ")
+    return "—" if not text else md_cell(text)
 
 
 def table1_markdown(rows: Sequence[TableRow]) -> str:
@@ -130,7 +131,7 @@ def table2_markdown(reps: Sequence[Representative]) -> str:
         gold_acts = format_acts(r.gold.acts) if r.gold else "—"
         pred_acts = format_acts(r.pred.acts) if r.pred else "(no prediction: empty reply)"
         lines.append(
-            f"| {n} | {r.kind} | {_cell(r.score.id)} | {_cell(r.gold.input_text if r.gold else None)} | "
+            f"| {n} | {_cell(r.kind)} | {_cell(r.score.id)} | {_cell(r.gold.input_text if r.gold else None)} | "
             f"{_cell(r.gold.output_text if r.gold else None)} | {gold_acts} | "
             f"{_cell(r.pred.text if r.pred else None)} | {pred_acts} | {_cell(r.system)} |"
         )
@@ -147,15 +148,15 @@ def render_markdown(rows: Sequence[TableRow], reps: Sequence[Representative], *,
     for r in rows:
         if r.summary.missing_predictions:
             notes.append(
-                f"- {r.system} on {r.dataset}: {r.summary.missing_predictions} gold id(s) had no prediction and were "
-                f"scored as empty replies (WLCS 0, WED 1): {', '.join(r.summary.missing_ids[:20])}"
-                + (" …" if r.summary.missing_predictions > 20 else "")
+                f"- {_cell(r.system)} on {_cell(r.dataset)}: {r.summary.missing_predictions} gold id(s) had no "
+                f"prediction and were scored as empty replies (WLCS 0, WED 1): "
+                f"{_cell(', '.join(r.summary.missing_ids[:20]))}" + (" …" if r.summary.missing_predictions > 20 else "")
             )
         if r.summary.excluded:
-            listed = "; ".join(f"{k}: {v}" for k, v in list(r.summary.excluded.items())[:20])
+            listed = _cell("; ".join(f"{k}: {v}" for k, v in list(r.summary.excluded.items())[:20]))
             notes.append(
-                f"- {r.system} on {r.dataset}: {len(r.summary.excluded)} sample(s) failed and were excluded "
-                f"from the means: {listed}"
+                f"- {_cell(r.system)} on {_cell(r.dataset)}: {len(r.summary.excluded)} sample(s) failed and were "
+                f"excluded from the means: {listed}"
             )
     if notes:
         parts += ["", "### Missing and excluded samples", "", *notes]

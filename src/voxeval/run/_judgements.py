@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from voxeval.errors import Location
 from voxeval.judge import StyleJudge
 from voxeval.run._executor import Row, Task
 from voxeval.run._keys import check_run_row
@@ -71,12 +72,14 @@ class JudgeWorker:
 
     async def __call__(self, entries: Sequence[JudgeEntry]) -> list[Row]:
         """The judgement rows of ``entries`` (several only for a batch judge)."""
+        from voxeval.speech.audio import read_audio_file
+
         judge = self.judge
         assert judge is not None, "setup() was not called"
         verdicts = {e.key: _failed(judge.name, e, e.missing) for e in entries if e.audio is None}
         spoken = [e for e in entries if e.audio is not None]
         try:
-            replies = [(e.item, e.audio.read_bytes()) for e in spoken if e.audio is not None]
+            replies = [(e.item, read_audio_file(e.audio, Location(str(e.audio)))) for e in spoken if e.audio]
             if judge.relative:
                 got = await judge.judge_batch(replies)
             else:

@@ -117,4 +117,6 @@ def read_vstyle(path: str | Path, root: str | Path) -> list[StyleItem]:
 def read_response_audio(item: StyleItem, root: str | Path) -> bytes:
     """The bytes of an item's response audio, resolved inside ``root`` again (the folder may have changed)."""
     where = Location(item.response_audio, field=f"response of {item.id}")
-    return resolve_inside(Path(root), item.response_audio, where).read_bytes()
+    from voxeval.speech.audio import read_audio_file
+
+    return read_audio_file(resolve_inside(Path(root), item.response_audio, where), where)

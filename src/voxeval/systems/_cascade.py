@@ -141,6 +141,7 @@ class CascadeSystem:
                 "total_s": round(time.perf_counter() - started, 3),
                 "output_tokens": response.usage.output_tokens,
                 "input_tokens": response.usage.input_tokens,
+                **({"usage_warnings": list(response.usage.warnings)} if response.usage.warnings else {}),
             },
         )
 

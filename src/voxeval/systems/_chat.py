@@ -47,6 +47,7 @@ class ChatModelSystem:
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
                 "finish_reason": response.finish_reason,
+                **({"usage_warnings": list(usage.warnings)} if usage.warnings else {}),
             },
         )
 

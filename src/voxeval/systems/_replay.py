@@ -8,6 +8,7 @@ from typing import Any
 
 from voxeval.data import parse_id, read_jsonl, resolve_inside
 from voxeval.errors import ConfigError, InputError, Location
+from voxeval.io import check_size, read_bounded
 from voxeval.systems._protocol import NoReply, Reply, ReplyTiming, SystemFailure, Turn, systems
 
 NO_REPLY = ("refused", "truncated", "undecodable")
@@ -48,6 +49,12 @@ def _timing(latency: Any, where: Location) -> ReplyTiming:
     return ReplyTiming(**seconds)
 
 
+def _audio_bytes() -> int:
+    from voxeval.speech.audio import audio_limits
+
+    return audio_limits().max_bytes
+
+
 class ReplaySystem:
     """Replies from ``{"id", "text", "audio"?, "outcome"?, "latency"?}`` rows; ``audio`` is a WAV path relative to
     the file; ``latency`` (as a run's ``replies.jsonl`` records it) is replayed as the reply's timing, so a replayed
@@ -64,12 +71,15 @@ class ReplaySystem:
         self.name = f"replay:{path.stem}"
         self._rows: dict[str, tuple[str | None, Path | None, Exception | None]] = {}
         self._timing: dict[str, ReplyTiming] = {}
-        for line, row in read_jsonl(path):
+        # A lone surrogate in `text` is replayed as the `undecodable` outcome (docs/reliability.md), not refused.
+        for line, row in read_jsonl(path, keep_surrogates_in=frozenset({"text"})):
             where = Location(str(path), line)
             sample_id = parse_id(row, where)
             text, failure = _replayed(row, where)
             audio = row.get("audio")
             audio_path = resolve_inside(path.parent, audio, where.child("audio")) if audio is not None else None
+            if audio_path is not None:  # a FIFO, a device or a huge (maybe sparse) file: refused before the run
+                check_size(audio_path, where.child("audio"), _audio_bytes(), "audio file")
             if sample_id in self._rows:
                 raise InputError(where.child("id"), f"duplicate id {sample_id!r}")
             self._rows[sample_id] = (text, audio_path, failure)
@@ -83,8 +93,8 @@ class ReplaySystem:
         text, audio, failure = self._rows[turn.id]
         if failure is not None:
             raise failure
-        meta = {"source": str(self.path)}
-        return Reply(text or "", audio.read_bytes() if audio else None, meta, self._timing.get(turn.id))
+        data = read_bounded(audio, Location(str(audio)), _audio_bytes(), "audio file") if audio else None
+        return Reply(text or "", data, {"source": str(self.path)}, self._timing.get(turn.id))
 
     def describe(self) -> dict[str, Any]:
         """The replay file."""

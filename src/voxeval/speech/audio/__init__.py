@@ -1,6 +1,14 @@
 """Audio I/O and the benchmark's input format (24 kHz, 16-bit, mono WAV with 120 ms of exact zeros)."""
 
-from voxeval.speech.audio._audio import Audio, AudioLimits, LoadedAudio, audio_limits, decode_audio, load_audio
+from voxeval.speech.audio._audio import (
+    Audio,
+    AudioLimits,
+    LoadedAudio,
+    audio_limits,
+    decode_audio,
+    load_audio,
+    read_audio_file,
+)
 from voxeval.speech.audio._dsp import (
     SilentAudioError,
     apply_gain,
@@ -39,6 +47,7 @@ __all__ = [
     "input_format_pcm",
     "load_audio",
     "quantize_int16",
+    "read_audio_file",
     "resample",
     "shift_pitch",
     "to_input_format",

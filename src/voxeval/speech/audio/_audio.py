@@ -34,6 +34,8 @@ class AudioLimits:
     """More channels than this is not a recording of a voice."""
     max_seconds: float = 600.0
     """Longest audio decoded (10 minutes); ``$VOXEVAL_MAX_AUDIO_SECONDS`` overrides."""
+    max_bytes: int = 256 * 2**20
+    """Largest audio file read (256 MiB: 10 minutes of 48 kHz float stereo fit); checked before reading."""
 
 
 def audio_limits() -> AudioLimits:
@@ -48,6 +50,13 @@ def audio_limits() -> AudioLimits:
     if not (math.isfinite(seconds) and seconds > 0):
         raise InputError(Location(MAX_SECONDS_ENV), f"must be a positive number of seconds, got {raw!r}")
     return AudioLimits(max_seconds=seconds)
+
+
+def read_audio_file(path: str | Path, where: Location, limits: AudioLimits | None = None) -> bytes:
+    """The bytes of an audio file: a regular file (not a FIFO or a device) of at most ``limits.max_bytes``."""
+    from voxeval.io import read_bounded
+
+    return read_bounded(path, where, (limits or audio_limits()).max_bytes, "audio file")
 
 
 def _check_header(rate: int, channels: int, where: Location, limits: AudioLimits) -> None:
@@ -207,17 +216,14 @@ def load_audio(path: str | Path, *, sample_rate: int | None = None, limits: Audi
 
     The header is checked against ``limits`` before the file is read into memory.
     """
+    from voxeval.io import check_size
+
     where = Location(str(path))
     limits = limits or audio_limits()
+    # Type and size first (a FIFO would block the header read, /dev/zero would never end), then the header.
+    check_size(path, where, limits.max_bytes, "audio file")
     _check_file_header(Path(path), where, limits)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(where, "audio file not found") from None
-    except IsADirectoryError:
-        raise InputError(where, "is a directory, expected an audio file") from None
-    except OSError as exc:
-        raise InputError(where, f"cannot read audio file: {exc.strerror or exc}") from None
+    data = read_audio_file(path, where, limits)
     return decode_audio(data, where, sample_rate=sample_rate, limits=limits)
 
 
