@@ -212,6 +212,9 @@ def recorded_input_path(run_dir: Path, row: dict[str, Any], roots: dict[str, Pat
 
 
 def input_audio(run_dir: Path, row: dict[str, Any]) -> bytes:
-    """The WAV bytes recorded for a sample (its path was checked by :func:`make_inputs`)."""
+    """The WAV bytes recorded for a sample (its path was checked by :func:`make_inputs`), read bounded: a regular
+    file of at most the audio size limit (docs/reliability.md, group 11)."""
+    from voxeval.speech.audio import read_audio_file
+
     path = Path(row["audio"])
-    return (path if path.is_absolute() else run_dir / path).read_bytes()
+    return read_audio_file(path if path.is_absolute() else run_dir / path, Location(str(path), field="audio"))
