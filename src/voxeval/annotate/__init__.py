@@ -10,8 +10,17 @@ from voxeval.annotate._protocol import (
     AnnotationFailed,
     AnnotationInput,
     Annotator,
+    Reference,
     annotator_from_spec,
     annotators,
 )
 
-__all__ = ["Annotation", "AnnotationFailed", "AnnotationInput", "Annotator", "annotator_from_spec", "annotators"]
+__all__ = [
+    "Annotation",
+    "AnnotationFailed",
+    "AnnotationInput",
+    "Annotator",
+    "Reference",
+    "annotator_from_spec",
+    "annotators",
+]

@@ -6,7 +6,7 @@ import html
 from typing import Any
 
 from voxeval.acts import Acts, Step, normalise, parse_step
-from voxeval.annotate._protocol import Annotation, AnnotationFailed, AnnotationInput, annotators
+from voxeval.annotate._protocol import Annotation, AnnotationFailed, AnnotationInput, Reference, annotators
 from voxeval.errors import ConfigError, InputError, Location
 from voxeval.prompts import fill, load_prompt
 from voxeval.structured import StructuredOutputFailed, complete_validated, extract_json_object
@@ -14,10 +14,26 @@ from voxeval.structured import StructuredOutputFailed, complete_validated, extra
 PROMPT = "da/annotate.v2"
 """The prompt file (v1, without few-shot examples or escaping, is kept for reproducing old runs)."""
 
+PROMPT_WITH_REFERENCE = "da/annotate.v3"
+"""The prompt for a reply given with a reference reply (v2 plus the guide's second round of settled cases and a
+``<reference>`` block: the reference reply and its acts, to judge what the reply answers, never to copy)."""
+
 
 def escape(text: str) -> str:
     """``&``, ``<`` and ``>`` as entities, so text placed in the prompt cannot close its delimiting tags."""
     return html.escape(text, quote=False)
+
+
+def format_reference(reference: Reference) -> str:
+    """The reference reply and its acts as the prompt's ``<reference>`` block (escaped).
+
+    >>> from voxeval.acts import Step
+    >>> print(format_reference(Reference("晴れです。", (Step("Answer", 1.0, None, "晴れです。"),))))
+    参照応答: 「晴れです。」
+    注釈: Answer「晴れです。」
+    """
+    acts = " / ".join(f"{s.act}「{s.span}」" if s.span else s.act for s in reference.acts) or "（行為なし）"
+    return escape(f"参照応答: 「{reference.text}」\n注釈: {acts}")
 
 
 def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
@@ -68,17 +84,21 @@ class LLMAnnotator:
         self.name = f"llm:{model_spec}"
         self.attempts = attempts
         self.prompt = load_prompt(PROMPT)
+        self.prompt_with_reference = load_prompt(PROMPT_WITH_REFERENCE)
 
     def request(self, item: AnnotationInput) -> Any:
         """The chat request for one reply (pure apart from the prompt file)."""
         from voxeval.llm import ChatMessage, ChatRequest
 
-        text = fill(
-            self.prompt.text,
-            background=escape(item.background or "（なし）"),
-            user_input=escape(item.user_input or "（不明）"),
-            reply=escape(item.reply),
-        )
+        values = {
+            "background": escape(item.background or "（なし）"),
+            "user_input": escape(item.user_input or "（不明）"),
+            "reply": escape(item.reply),
+        }
+        if item.reference is None:
+            text = fill(self.prompt.text, **values)
+        else:
+            text = fill(self.prompt_with_reference.text, **values, reference=format_reference(item.reference))
         return ChatRequest(messages=(ChatMessage("user", text=text),), temperature=0.0, json_output=True)
 
     async def annotate(self, item: AnnotationInput) -> Annotation:
@@ -99,6 +119,8 @@ class LLMAnnotator:
             "model": self.model.describe(),
             "prompt": self.prompt.name,
             "prompt_sha256": self.prompt.sha256,
+            "prompt_with_reference": self.prompt_with_reference.name,
+            "prompt_with_reference_sha256": self.prompt_with_reference.sha256,
             "temperature": 0.0,
             "attempts": self.attempts,
         }

@@ -38,6 +38,13 @@ def register(commands: Any) -> None:
     p.add_argument("--system", action="append", required=True, help=SYSTEM_HELP)
     p.add_argument("--annotator", default="offline", help="da: offline | llm:MODEL_SPEC | gold[:DATASET]")
     p.add_argument(
+        "--no-reference-context",
+        dest="reference_aware",
+        action="store_false",
+        help="da: annotate each reply without its sample's reference reply as context (default: with it, so an "
+        "off-topic statement is not read as the Answer the user asked for; recorded in config.json)",
+    )
+    p.add_argument(
         "--judge",
         default="acoustic",
         help="style: acoustic[:model|gender] (offline; pitch reference) | lalm:MODEL_SPEC (audio LLM)",
@@ -103,6 +110,7 @@ def request_from_args(args: argparse.Namespace) -> Any:
         split=args.split,
         system_prompt=_prompt(args.system_prompt_file, None),
         user_prompt=_prompt(args.user_prompt_file, None),
+        reference_aware=getattr(args, "reference_aware", True),
     )
 
 

@@ -43,6 +43,8 @@ class RunRequest:
     """Replacement system prompt (``None``: the benchmark's)."""
     user_prompt: str | None = None
     """Replacement user prompt (``None``: the benchmark's)."""
+    reference_aware: bool = True
+    """Give the annotator each sample's reference reply as context (benchmarks scored by annotation)."""
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ class RunSettings:
     """Only items of these abilities (style; empty: all)."""
     judge_repeats: int = 1
     """Judgements per response (style)."""
+    reference_aware: bool = False
+    """The annotator gets each sample's reference reply as context (da; ``voxeval run`` turns it on by default)."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``settings`` of ``config.json``; the benchmark-specific fields are kept under ``extra``, as before
@@ -55,6 +57,8 @@ class RunSettings:
         raw = asdict(self)
         abilities, repeats = raw.pop("abilities"), raw.pop("judge_repeats")
         extra: dict[str, Any] = {}
+        if raw.pop("reference_aware"):
+            extra["annotator_context"] = "reference"
         if abilities:
             extra["abilities"] = sorted(abilities)
         if repeats != 1:
@@ -70,6 +74,7 @@ class RunSettings:
             **{**fields, "datasets": tuple(fields["datasets"]), "systems": tuple(fields["systems"])},
             abilities=tuple(extra.get("abilities", ())),
             judge_repeats=int(extra.get("judge_options", {}).get("repeats", 1)),
+            reference_aware=extra.get("annotator_context") == "reference",
         )
 
     def fingerprint(self) -> str:
@@ -80,6 +85,20 @@ class RunSettings:
 
 def _prompt_info(text: str) -> dict[str, str]:
     return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "text": text}
+
+
+def _context_hint(previous: dict[str, Any], settings: RunSettings) -> str:
+    """A hint when the runs differ in whether the annotator sees the reference (runs started before voxeval gave
+    it by default lack the setting)."""
+    before = (previous.get("extra") or {}).get("annotator_context") == "reference"
+    if before == settings.reference_aware or settings.benchmark != "da":
+        return ""
+    return (
+        " (that run annotated "
+        + ("with" if before else "without")
+        + " the reference reply as context: "
+        + ("drop --no-reference-context)" if before else "add --no-reference-context)")
+    )
 
 
 def write_config(
@@ -101,6 +120,7 @@ def write_config(
             raise ConfigError(
                 f"{run_dir} holds a run with different settings (fingerprint {previous.get('fingerprint')} ≠ "
                 f"{fingerprint}); use a new --out directory, or the same options as before to resume"
+                + _context_hint(previous.get("settings") or {}, settings)
             )
     config = {
         "voxeval_version": __version__,
