@@ -11,12 +11,13 @@ from voxeval.errors import ConfigError, InputError, Location
 from voxeval.prompts import fill, load_prompt
 from voxeval.structured import StructuredOutputFailed, complete_validated, extract_json_object
 
-PROMPT = "da/annotate.v2"
-"""The prompt file (v1, without few-shot examples or escaping, is kept for reproducing old runs)."""
+PROMPT = "da/annotate.v3"
+"""The prompt file: v2 plus the guide's second round of settled cases and a ``<reference>`` block (the reference
+reply and its acts, to judge what the reply answers, never to copy; 「（参照応答なし）」 without one). v1 and v2 are
+kept for reproducing old runs."""
 
-PROMPT_WITH_REFERENCE = "da/annotate.v3"
-"""The prompt for a reply given with a reference reply (v2 plus the guide's second round of settled cases and a
-``<reference>`` block: the reference reply and its acts, to judge what the reply answers, never to copy)."""
+NO_REFERENCE = "（参照応答なし）"
+"""The ``<reference>`` block's text when the reply comes without a reference (``voxeval annotate``)."""
 
 
 def escape(text: str) -> str:
@@ -84,21 +85,18 @@ class LLMAnnotator:
         self.name = f"llm:{model_spec}"
         self.attempts = attempts
         self.prompt = load_prompt(PROMPT)
-        self.prompt_with_reference = load_prompt(PROMPT_WITH_REFERENCE)
 
     def request(self, item: AnnotationInput) -> Any:
         """The chat request for one reply (pure apart from the prompt file)."""
         from voxeval.llm import ChatMessage, ChatRequest
 
-        values = {
-            "background": escape(item.background or "（なし）"),
-            "user_input": escape(item.user_input or "（不明）"),
-            "reply": escape(item.reply),
-        }
-        if item.reference is None:
-            text = fill(self.prompt.text, **values)
-        else:
-            text = fill(self.prompt_with_reference.text, **values, reference=format_reference(item.reference))
+        text = fill(
+            self.prompt.text,
+            background=escape(item.background or "（なし）"),
+            user_input=escape(item.user_input or "（不明）"),
+            reference=NO_REFERENCE if item.reference is None else format_reference(item.reference),
+            reply=escape(item.reply),
+        )
         return ChatRequest(messages=(ChatMessage("user", text=text),), temperature=0.0, json_output=True)
 
     async def annotate(self, item: AnnotationInput) -> Annotation:
@@ -119,8 +117,6 @@ class LLMAnnotator:
             "model": self.model.describe(),
             "prompt": self.prompt.name,
             "prompt_sha256": self.prompt.sha256,
-            "prompt_with_reference": self.prompt_with_reference.name,
-            "prompt_with_reference_sha256": self.prompt_with_reference.sha256,
             "temperature": 0.0,
             "attempts": self.attempts,
         }
