@@ -122,6 +122,48 @@ CASES: list[tuple[str, list[Seg], list[Seg], str, str | None]] = [
         "お風呂沸かして",
         "off_topic",
     ),
+    (
+        "advice-asked",
+        [("お湯を少しずつ足して、薄めてみてください。", "Suggestion")],
+        [("お湯を少しずつ足して、薄めてみてください。", "Answer")],
+        "しょっぱくなっちゃった、どうしよう",
+        None,
+    ),
+    (
+        "info-command",
+        [("6人分に換算しました。", "Commissive"), ("豚肉は600グラムです。", "Inform")],
+        [("6人分に換算しました。", "Commissive"), ("豚肉は600グラムです。", "Answer")],
+        "このレシピ、6人分にして",
+        None,
+    ),
+    (
+        "request-after-failure",
+        [("接続できず、注文できませんでした。", "Commissive"), ("Wi-Fiルーターを確認してください。", "Request")],
+        [("接続できず、注文できませんでした。", "Commissive"), ("Wi-Fiルーターを確認してください。", "Suggestion")],
+        "トイレットペーパー注文して",
+        None,
+    ),
+    (
+        "general-offer-chatter",
+        [("水は100度で沸騰します。", "Answer"), ("ほかにも何かあれば、いつでも聞いてくださいね。", "Suggestion")],
+        [("水は100度で沸騰します。", "Answer"), ("ほかにも何かあれば、いつでも聞いてくださいね。", None)],
+        "水って何度で沸騰する？",
+        None,
+    ),
+    (
+        "echo-acknowledgement",
+        [("はい、乗り換え案内ですね！", "Commissive"), ("どちらの駅までですか？", "Question")],
+        [("はい、乗り換え案内ですね！", None), ("どちらの駅までですか？", "Question")],
+        "乗り換え案内して",
+        None,
+    ),
+    (
+        "capability-offer",
+        [("どちらを消しましょうか？", "Question"), ("両方まとめて消すこともできますよ。", "Inform")],
+        [("どちらを消しましょうか？", "Question"), ("両方まとめて消すこともできますよ。", "Suggestion")],
+        "それ消して",
+        None,
+    ),
 ]
 
 
@@ -150,10 +192,47 @@ def test_every_rule_has_a_case() -> None:
         [("980円の3割は294円なので、", "Answer")],  # a truncated reply: no main clause follows
         [("失礼しました！", None), ("音量を下げました。", "Commissive")],  # an apology before a done action
         [("それは大変でしたね。", None), ("中央線は止まっています。", "Inform")],
+        [("今のペースは1キロ5分です。", "Answer"), ("目標より8秒速いですね。", "Inform")],  # not an echo of the input
     ],
 )
 def test_near_misses_stay_silent(segments: list[Seg]) -> None:
     assert rules_hit(segments) == []
+
+
+@pytest.mark.parametrize(
+    ("segments", "input_text"),
+    [
+        # advice asked for, but the reply refused first: the pointer after a refusal stays Suggestion
+        (
+            [("申し訳ありませんが、判断できません。", "Commissive"), ("天気予報をご確認ください。", "Suggestion")],
+            "傘いる？",
+        ),
+        # an offer of the assistant's own action is not the advice itself
+        ([("作り方をお伝えしましょうか？", "Suggestion")], "夜食何がいいかな"),
+        # a Request while the task still runs (a Commissive follows): 「設定してください。そのあと送信します。」
+        (
+            [
+                ("連携が切れていて、送信できませんでした。", "Commissive"),
+                ("LINEの連携を設定してください。", "Request"),
+                ("そのあと送信します。", "Commissive"),
+            ],
+            "LINEで送って",
+        ),
+        # a polite request phrased as a question after a failure stays Request (first round's rule)
+        ([("起動できませんでした。", "Commissive"), ("充電台に戻していただけますか？", "Request")], "掃除機動かして"),
+        # an information command whose reply asks for the text first
+        ([("翻訳しますね。", "Commissive"), ("訳したい文章をどうぞ。", "Request")], "英語に翻訳して"),
+        # a specific tip, not a general offer of help
+        (
+            [("再生しました。", "Commissive"), ("音量を変えたいときは、いつでも言ってください。", "Suggestion")],
+            "音楽かけて",
+        ),
+        # a capability asked about is the Answer
+        ([("はい、できますよ！", "Answer")], "朝だけにできる？"),
+    ],
+)
+def test_second_round_near_misses_stay_silent(segments: list[Seg], input_text: str) -> None:
+    assert rules_hit(segments, input_text) == []
 
 
 def test_a_finding_names_file_line_id_field_rule_and_section() -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from training.annotator.data import AUTHORED_DIR, read_rows, split_of
+from training.annotator.settled2 import ROUND2
 from voxeval.data import builtin_path
 
 BUILTIN = ("ja-assistant", "ja-probe")
@@ -270,6 +271,7 @@ RULES: dict[str, Rule] = {
         Rule("own-action-as-inform", "Settled cases: The assistant's own future action; Labels", _own_action_as_inform),
         Rule("joke-not-answer", "Settled cases: A joke or riddle told on request", _joke_not_answer),
         Rule("off-topic-answer", "Labels: Answer / Inform; Settled cases: Reason clauses (asides)", _off_topic_answer),
+        *(Rule(name, section, rule) for name, section, rule in ROUND2),
     )
 }
 """Every rule by name."""

@@ -115,8 +115,10 @@ def validate_row(row: dict[str, Any], test_ids: frozenset[str] = frozenset()) ->
             problems.append(f"segments[{i}] has an importance but no act")
         if i and act is not None and act == segments[i - 1].get("act") and not seg.get("split_ok"):
             problems.append(f"segments[{i}] repeats the act of the previous segment without split_ok")
-    if not acts and style != "flawed":
-        problems.append("no act, but only a flawed reply may perform none")
+    if not acts and style != "flawed" and row["domain"] != "small_talk":
+        # the guide's chatter (thanks, greetings, general offers of help) performs no act: a small-talk reply may
+        # be chatter only, e.g. 「どういたしまして！…ほかにも何かあれば、いつでも声をかけてくださいね。」
+        problems.append("no act, but only a flawed or small-talk reply may perform none")
     weights = [s.get("importance") for s in acts]
     if any(isinstance(w, bool) or not isinstance(w, (int, float)) or w <= 0 for w in weights):
         return [*problems, f"importances must be positive numbers: {weights}"]

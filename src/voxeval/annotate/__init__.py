@@ -11,6 +11,7 @@ from voxeval.annotate._protocol import (
     AnnotationFailed,
     AnnotationInput,
     Annotator,
+    Reference,
     annotator_from_spec,
     annotators,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "AnnotationInput",
     "Annotator",
     "Echo",
+    "Reference",
     "annotate_guarded",
     "annotator_from_spec",
     "annotators",

@@ -6,18 +6,35 @@ import html
 from typing import Any
 
 from voxeval.acts import MAX_STEPS, Acts, Step, normalise, parse_step
-from voxeval.annotate._protocol import Annotation, AnnotationFailed, AnnotationInput, annotators
+from voxeval.annotate._protocol import Annotation, AnnotationFailed, AnnotationInput, Reference, annotators
 from voxeval.errors import ConfigError, InputError, Location
 from voxeval.prompts import fill, load_prompt
 from voxeval.structured import StructuredOutputFailed, complete_validated, extract_json_object
 
-PROMPT = "da/annotate.v2"
-"""The prompt file (v1, without few-shot examples or escaping, is kept for reproducing old runs)."""
+PROMPT = "da/annotate.v3"
+"""The prompt file: v2 plus the guide's second round of settled cases and a ``<reference>`` block (the reference
+reply and its acts, to judge what the reply answers, never to copy; 「（参照応答なし）」 without one). v1 and v2 are
+kept for reproducing old runs."""
+
+NO_REFERENCE = "（参照応答なし）"
+"""The ``<reference>`` block's text when the reply comes without a reference (``voxeval annotate``)."""
 
 
 def escape(text: str) -> str:
     """``&``, ``<`` and ``>`` as entities, so text placed in the prompt cannot close its delimiting tags."""
     return html.escape(text, quote=False)
+
+
+def format_reference(reference: Reference) -> str:
+    """The reference reply and its acts as the prompt's ``<reference>`` block (escaped).
+
+    >>> from voxeval.acts import Step
+    >>> print(format_reference(Reference("晴れです。", (Step("Answer", 1.0, None, "晴れです。"),))))
+    参照応答: 「晴れです。」
+    注釈: Answer「晴れです。」
+    """
+    acts = " / ".join(f"{s.act}「{s.span}」" if s.span else s.act for s in reference.acts) or "（行為なし）"
+    return escape(f"参照応答: 「{reference.text}」\n注釈: {acts}")
 
 
 def parse_annotation(text: str, reply: str) -> tuple[Acts, int]:
@@ -82,6 +99,7 @@ class LLMAnnotator:
             self.prompt.text,
             background=escape(item.background or "（なし）"),
             user_input=escape(item.user_input or "（不明）"),
+            reference=NO_REFERENCE if item.reference is None else format_reference(item.reference),
             reply=escape(item.reply),
         )
         return ChatRequest(messages=(ChatMessage("user", text=text),), temperature=0.0, json_output=True)

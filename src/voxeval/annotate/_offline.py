@@ -20,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from voxeval.acts import Step
 from voxeval.annotate._features import Encoder, shared_encoder
 from voxeval.annotate._offline_model import Artefact, ReplyInput, load_artefact
 from voxeval.annotate._protocol import Annotation, AnnotationInput, annotators
+from voxeval.annotate._reference import REFERENCE_THRESHOLD, off_reference, reference_texts
 from voxeval.annotate._segment import Segment, segment
 from voxeval.errors import ConfigError
 
@@ -80,7 +82,7 @@ class OfflineAnnotator:
         A reply without words, or one the gate rejects (noise, mojibake, another exchange's reply), gets no acts;
         so does a reply whose every segment is chatter.
         """
-        keys = [(item.reply[:MAX_REPLY_CHARS], item.user_input, item.background) for item in items]
+        keys = [(item.reply[:MAX_REPLY_CHARS], item.user_input, item.background, item.reference) for item in items]
         first = {key: k for k, key in reversed(list(enumerate(keys)))}
         distinct = [items[k] for k in sorted(first.values())]
         done = dict(zip(sorted(first.values()), self._annotate_distinct(distinct), strict=True))
@@ -139,11 +141,38 @@ class OfflineAnnotator:
             )
             for k, i in enumerate(chunk)
         ]
-        for i, (steps, p_real) in zip(chunk, model.predict_many(replies), strict=True):
+        predicted = model.predict_many(replies)
+        checked = self._against_references([items[i] for i in chunk], [steps for steps, _ in predicted])
+        for i, (_, p_real), (final, relabelled) in zip(chunk, predicted, checked, strict=True):
             meta: dict[str, Any] = {} if p_real is None else {"gate": round(p_real, 4)}
             if len(items[i].reply) > MAX_REPLY_CHARS:
                 meta["annotated_chars"] = MAX_REPLY_CHARS
-            results[i] = Annotation(steps, meta=meta)
+            if items[i].reference is not None:
+                meta["reference_relabelled"] = relabelled
+            results[i] = Annotation(final, meta=meta)
+
+    def _against_references(
+        self, items: Sequence[AnnotationInput], predicted: Sequence[tuple[Step, ...]]
+    ) -> list[tuple[tuple[Step, ...], int]]:
+        """Each item's steps with Answers that match nothing in its reference relabelled Inform
+        (``annotate/_reference.py``); items without a reference or without an Answer are unchanged. One encoder
+        call for the chunk: single-segment Answers and a run's reference spans are already remembered."""
+        out: list[tuple[tuple[Step, ...], int]] = [(steps, 0) for steps in predicted]
+        todo = [
+            (k, [s.span or "" for s in steps if s.act == "Answer"], reference_texts(item.reference))
+            for k, (item, steps) in enumerate(zip(items, predicted, strict=True))
+            if item.reference is not None and any(s.act == "Answer" for s in steps)
+        ]
+        if not todo:
+            return out
+        texts = [t[:MAX_EMBEDDED_CHARS] for _, answers, refs in todo for t in answers + refs]
+        vectors, start = self._encoder.encode(texts), 0
+        for k, answers, refs in todo:
+            a, r = len(answers), len(refs)
+            block = vectors[start : start + a + r]
+            out[k] = off_reference(predicted[k], block[:a], block[a:], REFERENCE_THRESHOLD)
+            start += a + r
+        return out
 
     def forget(self) -> None:
         """Drop the sentence encoder's remembered embeddings (for timing cold batches)."""

@@ -10,6 +10,16 @@ from voxeval.registry import Registry
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A reference reply to the same input, with its gold acts: context for judging what the reply answers."""
+
+    text: str
+    """The reference reply's text."""
+    acts: Acts
+    """Its gold dialogue acts, with spans where the dataset gives them."""
+
+
+@dataclass(frozen=True)
 class AnnotationInput:
     """What an annotator sees: the reply to label, and the exchange it belongs to."""
 
@@ -19,6 +29,9 @@ class AnnotationInput:
     """The user's utterance (text of the input), which an annotator may use."""
     background: str = ""
     """The scenario background, which an annotator may use."""
+    reference: Reference | None = None
+    """A reference reply to the same input (a benchmark sample's gold reply), or None; an annotator may use it to
+    tell an answer to *this* request from an aside, never to copy its acts."""
 
 
 @dataclass(frozen=True)

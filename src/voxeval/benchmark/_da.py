@@ -229,6 +229,8 @@ class AnnotateStage:
 
     worker: AnnotateWorker
     """The annotation worker (with the annotator built by the driver)."""
+    reference_aware: bool = False
+    """Whether each reply is annotated with its sample's reference reply as context."""
     role: str = "annotator"
 
     def describe(self) -> dict[str, Any]:
@@ -242,7 +244,9 @@ class AnnotateStage:
         self, run_dir: Path, plan: Plan, systems: list[str], replies: dict[str, Any], how: StageRun
     ) -> dict[str, Any]:
         """Annotate replies that have none yet."""
-        return await annotate_replies(run_dir, plan.items, systems, replies, self.worker, how=how)
+        return await annotate_replies(
+            run_dir, plan.items, systems, replies, self.worker, how=how, reference_aware=self.reference_aware
+        )
 
 
 class DialogueActsBenchmark:
@@ -278,6 +282,7 @@ class DialogueActsBenchmark:
             user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,
             reply_text=reply_text,
             reply_asr=reply_asr,
+            reference_aware=request.reference_aware,
         )
 
     def plan(self, settings: RunSettings, limit: int | None) -> Plan:
@@ -296,7 +301,7 @@ class DialogueActsBenchmark:
         from voxeval.annotate import annotator_from_spec
 
         annotator: Annotator = annotator_from_spec(settings.annotator)
-        return AnnotateStage(AnnotateWorker(settings.annotator, annotator))
+        return AnnotateStage(AnnotateWorker(settings.annotator, annotator), settings.reference_aware)
 
     def summarise(self, run_dir: Path, plan: Plan, systems: list[str]) -> list[ScoredSet]:
         """Score the logs; write ``scores.jsonl`` and ``summary.json``."""

@@ -44,6 +44,13 @@ def register(commands: Any) -> None:
         help="da: offline (Japanese only) | llm:MODEL_SPEC | gold[:DATASET]",
     )
     p.add_argument(
+        "--no-reference-context",
+        dest="reference_aware",
+        action="store_false",
+        help="da: annotate each reply without its sample's reference reply as context (default: with it, so an "
+        "off-topic statement is not read as the Answer the user asked for; recorded in config.json)",
+    )
+    p.add_argument(
         "--judge",
         default="acoustic",
         help="style: acoustic[:model|gender] (offline; pitch reference) | lalm:MODEL_SPEC (audio LLM)",
@@ -136,6 +143,7 @@ def request_from_args(args: argparse.Namespace) -> Any:
         user_prompt=_prompt(args.user_prompt_file, None),
         reply_text=args.reply_text,
         reply_asr=args.reply_asr,
+        reference_aware=getattr(args, "reference_aware", True),
     )
 
 

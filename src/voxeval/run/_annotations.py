@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.acts import acts_to_json
-from voxeval.annotate import AnnotationFailed, AnnotationInput, Annotator, annotate_guarded
+from voxeval.annotate import AnnotationFailed, AnnotationInput, Annotator, Reference, annotate_guarded
 from voxeval.data import Dataset
 from voxeval.run._executor import Row, Task
 from voxeval.run._keys import check_run_row, reply_key
@@ -82,8 +82,10 @@ async def annotate_replies(
     *,
     how: StageRun | None = None,
     concurrency: int = 8,
+    reference_aware: bool = False,
 ) -> dict[str, Row]:
-    """Annotate replies that have none yet (replies that failed are skipped: they have nothing to label)."""
+    """Annotate replies that have none yet (replies that failed are skipped: they have nothing to label); with
+    ``reference_aware`` each reply goes with its sample's reference reply and gold acts."""
     tasks = []
     for dataset in datasets:
         for system in system_names:
@@ -93,7 +95,8 @@ async def annotate_replies(
                 if reply is None or reply["status"] == "failed":
                     continue
                 fields = {"key": key, "dataset": dataset.name, "system": system, "id": sample.id}
-                item = AnnotationInput(reply.get("text", ""), sample.input_text, sample.background)
+                reference = Reference(sample.output_text, sample.acts) if reference_aware else None
+                item = AnnotationInput(reply.get("text", ""), sample.input_text, sample.background, reference)
                 tasks.append(Task((key,), (fields, item), fields))
     name = worker.annotator.name if worker.annotator else worker.spec
     return await run_stage(

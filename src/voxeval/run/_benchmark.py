@@ -47,6 +47,8 @@ class RunRequest:
     """``speech`` or ``model``: which reply channel is annotated (``None``: the benchmark's default)."""
     reply_asr: str | None = None
     """ASR engine spec for reply audio, or ``none`` (``None``: the benchmark's default)."""
+    reference_aware: bool = True
+    """Give the annotator each sample's reference reply as context (benchmarks scored by annotation)."""
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,8 @@ class RunSettings:
     (the model's own text; what runs did before reply ASR, hence the default of a ``config.json`` without it)."""
     reply_asr: str = ""
     """ASR engine spec that transcribes reply audio (da); empty: reply audio is not transcribed."""
+    reference_aware: bool = False
+    """The annotator gets each sample's reference reply as context (da; ``voxeval run`` turns it on by default)."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``settings`` of ``config.json``; the benchmark-specific fields are kept under ``extra``, as before
@@ -104,6 +106,8 @@ class RunSettings:
         abilities, repeats = raw.pop("abilities"), raw.pop("judge_repeats")
         reply = {"text": raw.pop("reply_text"), "asr": raw.pop("reply_asr")}
         extra: dict[str, Any] = {}
+        if raw.pop("reference_aware"):
+            extra["annotator_context"] = "reference"
         if abilities:
             extra["abilities"] = sorted(abilities)
         if repeats != 1:
@@ -123,6 +127,7 @@ class RunSettings:
             judge_repeats=int(extra.get("judge_options", {}).get("repeats", 1)),
             reply_text=str(extra.get("reply", {}).get("text", "model")),
             reply_asr=str(extra.get("reply", {}).get("asr", "")),
+            reference_aware=extra.get("annotator_context") == "reference",
         )
 
     def fingerprint(self) -> str:
@@ -144,6 +149,20 @@ def _prompt_info(text: str) -> dict[str, str]:
     return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "text": text}
 
 
+def _context_hint(previous: dict[str, Any], settings: RunSettings) -> str:
+    """A hint when the runs differ in whether the annotator sees the reference (runs started before voxeval gave
+    it by default lack the setting)."""
+    before = (previous.get("extra") or {}).get("annotator_context") == "reference"
+    if before == settings.reference_aware or settings.benchmark != "da":
+        return ""
+    return (
+        " (that run annotated "
+        + ("with" if before else "without")
+        + " the reference reply as context: "
+        + ("drop --no-reference-context)" if before else "add --no-reference-context)")
+    )
+
+
 def write_config(
     run_dir: Path,
     settings: RunSettings,
@@ -163,6 +182,7 @@ def write_config(
             f"{run_dir} holds a run with different settings (fingerprint {previous.get('fingerprint')} ≠ "
             f"{fingerprint}); use a new --out directory, or the same options as before to resume"
             + _reply_hint(previous, settings)
+            + _context_hint(previous.get("settings") or {}, settings)
         )
     config = {
         "voxeval_version": __version__,
