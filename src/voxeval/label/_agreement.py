@@ -10,6 +10,7 @@ agreement. Every mean has a 95% bootstrap interval over items (alpha: over items
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -94,51 +95,78 @@ def da_agreement(humans: dict[str, Rows], annotations: Rows | None) -> dict[str,
     return out
 
 
+def _unit_sums(units: Sequence[Sequence[float]]) -> Any:
+    """Per pairable unit: count, sum, sum of squares and observed disagreement (ordered pairs / (m - 1))."""
+    import numpy as np
+
+    rows = [(len(u), sum(u), sum(v * v for v in u)) for u in units if len(u) >= 2]
+    m, s, q = (np.array(c, dtype=float) for c in zip(*rows, strict=True)) if rows else (np.zeros(0),) * 3
+    return np.stack([m, s, q, (2 * m * q - 2 * s * s) / np.maximum(m - 1, 1)], axis=-1)
+
+
+def _alpha_from_sums(sums: Any) -> Any:
+    """Alpha from summed unit columns (last axis: n, Σv, Σv², Σ observed); NaN where undefined."""
+    import numpy as np
+
+    n, s, q, observed = (sums[..., i] for i in range(4))
+    expected = (2 * n * q - 2 * s * s) / np.where(n > 1, n * (n - 1), np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1 - (observed / n) / np.where(expected > 0, expected, np.nan)
+
+
 def krippendorff_interval(units: Sequence[Sequence[float]]) -> float | None:
     """Krippendorff's alpha, interval metric, over units of ratings (units with fewer than two are not pairable).
 
-    ``None`` when fewer than two pairable values or no variation at all (expected disagreement 0).
+    Σ over ordered value pairs of (a - b)² is 2nΣv² - 2(Σv)², so each unit is summarised by its count, sum and
+    sum of squares. ``None`` when fewer than two pairable values or no variation at all (expected disagreement 0).
     """
-    pairable = [list(u) for u in units if len(u) >= 2]
-    values = [v for u in pairable for v in u]
-    n = len(values)
-    if n < 2:
+    import math
+
+    per_unit = _unit_sums(units)
+    alpha = float(_alpha_from_sums(per_unit.sum(axis=0))) if len(per_unit) else math.nan
+    return None if math.isnan(alpha) else alpha
+
+
+def _interval(whole: float | None, draws: Any, n: int) -> dict[str, Any] | None:
+    import numpy as np
+
+    if whole is None:
         return None
-    observed = sum(sum((a - b) ** 2 for a in u for b in u) / (len(u) - 1) for u in pairable) / n
-    expected = sum((a - b) ** 2 for a in values for b in values) / (n * (n - 1))
-    return None if expected == 0 else 1 - observed / expected
+    kept = draws[~np.isnan(draws)]
+    low, high = np.percentile(kept, [2.5, 97.5]) if kept.size else (whole, whole)
+    return {"mean": whole, "low": float(low), "high": float(high), "n": n}
 
 
 def _alpha_ci(units: list[list[float]], resamples: int = 1000, seed: int = 0) -> dict[str, Any] | None:
     import numpy as np
 
-    alpha = krippendorff_interval(units)
-    if alpha is None:
+    per_unit = _unit_sums(units)
+    if not len(per_unit):
         return None
-    rng = np.random.default_rng(seed)
-    draws = [
-        krippendorff_interval([units[i] for i in rng.integers(0, len(units), len(units))]) for _ in range(resamples)
-    ]
-    kept = [d for d in draws if d is not None]
-    low, high = np.percentile(kept, [2.5, 97.5]) if kept else (alpha, alpha)
-    return {"mean": alpha, "low": float(low), "high": float(high), "n": len(units)}
+    picks = np.random.default_rng(seed).integers(0, len(per_unit), (resamples, len(per_unit)))
+    return _interval(krippendorff_interval(units), _alpha_from_sums(per_unit[picks].sum(axis=1)), len(units))
+
+
+def _rho(x: Any, y: Any) -> Any:
+    """Spearman's rho per row (average ranks for ties); NaN for a row without variation."""
+    import numpy as np
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(x, axis=-1), rankdata(y, axis=-1)
+    rx, ry = rx - rx.mean(axis=-1, keepdims=True), ry - ry.mean(axis=-1, keepdims=True)
+    denominator = np.sqrt((rx * rx).sum(axis=-1) * (ry * ry).sum(axis=-1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (rx * ry).sum(axis=-1) / np.where(denominator > 0, denominator, np.nan)
 
 
 def _spearman_ci(x: list[float], y: list[float], resamples: int = 1000, seed: int = 0) -> dict[str, Any] | None:
     import numpy as np
-    from scipy.stats import spearmanr
 
-    def rho(ix: Any) -> float | None:
-        a, b = [x[i] for i in ix], [y[i] for i in ix]
-        return None if len(set(a)) < 2 or len(set(b)) < 2 else float(spearmanr(a, b).statistic)
-
-    whole = rho(range(len(x)))
-    if whole is None or len(x) < 3:
+    if len(x) < 3:
         return None
-    rng = np.random.default_rng(seed)
-    kept = [r for r in (rho(rng.integers(0, len(x), len(x))) for _ in range(resamples)) if r is not None]
-    low, high = np.percentile(kept, [2.5, 97.5])
-    return {"mean": whole, "low": float(low), "high": float(high), "n": len(x)}
+    whole = float(_rho(np.array(x), np.array(y)))
+    picks = np.random.default_rng(seed).integers(0, len(x), (resamples, len(x)))
+    return _interval(None if np.isnan(whole) else whole, _rho(np.array(x)[picks], np.array(y)[picks]), len(x))
 
 
 def _rating_pair(x: list[float], y: list[float]) -> dict[str, Any]:
@@ -151,7 +179,10 @@ def _rating_pair(x: list[float], y: list[float]) -> dict[str, Any]:
 
 
 def style_agreement(humans: dict[str, Rows], judge: dict[str, float] | None) -> dict[str, Any]:
-    """Krippendorff's alpha (interval) over all raters, pairwise figures, and judge vs mean human rating."""
+    """Krippendorff's alpha (interval) over all raters, pairwise figures, and judge vs mean human rating.
+
+    Exact and within-one agreement of the judge compare it with the mean human rating rounded half up.
+    """
     scores = {h: {k: float(r["score"]) for k, r in _labelled(rows).items()} for h, rows in humans.items()}
     keys = sorted({k for s in scores.values() for k in s})
     units = [[s[k] for s in scores.values() if k in s] for k in keys]
@@ -168,7 +199,7 @@ def style_agreement(humans: dict[str, Rows], judge: dict[str, float] | None) -> 
     if judge:
         rated = [k for k, u in zip(keys, units, strict=True) if k in judge and u]
         mean = {k: sum(u) / len(u) for k, u in zip(keys, units, strict=True)}
-        out["judge_vs_human_mean"] = _rating_pair([judge[k] for k in rated], [round(mean[k]) for k in rated])
+        out["judge_vs_human_mean"] = _rating_pair([judge[k] for k in rated], [math.floor(mean[k] + 0.5) for k in rated])
         out["judge_vs_human_mean"]["spearman"] = _spearman_ci([judge[k] for k in rated], [mean[k] for k in rated])
     return out
 
