@@ -102,3 +102,12 @@ def test_export_gives_gold_rows_and_ratings(run: Path) -> None:
         "k2": {"ann": 2.0, "bob": 3.0},
         "k3": {"ann": 3.0, "bob": 3.0},
     }
+
+
+def test_the_da_report_section_shows_the_human_ceiling_beside_the_annotator(run: Path) -> None:
+    from voxeval.report._human import da_human_rows, da_human_section
+
+    rows = da_human_rows(run)
+    assert [r[0] for r in rows] == ["human vs human (ceiling)", "annotator vs ann", "annotator vs bob"]
+    assert rows[0][1] == 2 and rows[0][3].startswith("0.150 [")
+    assert "Agreement with human labellers" in da_human_section(run)[1]

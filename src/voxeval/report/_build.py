@@ -12,6 +12,7 @@ from typing import Any
 from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
 from voxeval.report._html import esc, figure, page, table
+from voxeval.report._human import da_human_section
 from voxeval.report._load import RunData
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
 from voxeval.report._tables import format_acts, render_markdown, representatives
@@ -268,6 +269,8 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     )
     scored = [s for s in sets if s.scores]
     trust_html, trust_md = _trust_section(data)
+    human_html, human_md = da_human_section(data.run_dir)
+    trust_html, trust_md = trust_html + human_html, trust_md + human_md
     sections = [
         "<h2>Table 1: scores per dataset × system</h2>",
         table(TABLE1_HEAD, t1, numeric=(2, 3, 4, 6, 8, 9, 10, 11)),
