@@ -21,7 +21,10 @@ function load(newState) {
   const mean = state.mean_seconds === null ? "—" : state.mean_seconds.toFixed(1) + " s";
   $("progress").textContent = item === null ? `All ${state.total} items judged. Thank you.`
     : `Item ${state.done + 1} of ${state.total} · skipped ${state.skipped} · mean time per item ${mean} · labeller ${state.labeller}`;
-  if (item === null) { $("reply").textContent = ""; renderTask(); return; }
+  if (item === null) {
+    for (const id of ["reply", "instruction", "attributes", "input-text", "system"]) if ($(id)) $(id).replaceChildren();
+    renderTask(); return;
+  }
   $("reply").textContent = item.text;
   $("system").textContent = item.system ? "system: " + item.system : "";
   setAudio("input-audio", item.input_audio); setAudio("reply-audio", item.reply_audio);
@@ -131,6 +134,7 @@ document.addEventListener("keydown", (e) => {
   if (k === "s") send("skip"); else if (k === "f") send("flag"); else if (k === "u") send("undo");
   else if (k === "p") play("input-audio"); else if (k === "r") play("reply-audio");
   else if (k === "n") { e.preventDefault(); $("note").focus(); }
+  else if (TASK === "da" && k === "i" && $("imp0")) { e.preventDefault(); $("imp0").focus(); $("imp0").select(); }
   else if (TASK === "da" && /^[1-7]$/.test(e.key)) addStep(Number(e.key) - 1);
   else if (TASK === "da" && (e.key === "ArrowRight" || e.key === "ArrowLeft")) { e.preventDefault(); moveSpan(e); }
   else if (TASK === "da" && e.key === "Backspace") { steps.pop(); pending = nextSpan(used()); renderDA(); }
