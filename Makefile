@@ -11,8 +11,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
 # gcc: voxeval's compiled scoring code (setup.py), built by `pip install -e .`.
-# chromium + chromium-driver: the labelling app's browser test (Selenium drives Debian's Chromium; no download).
-APT_TEST := espeak-ng chromium chromium-driver gcc
+# chromium + chromium-driver (+ a Japanese font for its screenshots): the labelling app's browser test.
+APT_TEST := espeak-ng chromium chromium-driver fonts-ipafont-gothic gcc
 EXTRAS_TEST := audio,asr,annotator,acoustics,report,test
 EXTRAS_DEMO := audio,asr,annotator,acoustics,report,llm-local
 DEMO_OUT ?= runs/demo
