@@ -17,14 +17,25 @@ from typing import Any
 
 from voxeval.acts import Acts, Step
 from voxeval.label._study import read_judgements
-from voxeval.report._stats import bootstrap_ci
 
 Rows = dict[str, dict[str, Any]]
 
 
+BOOTSTRAP_RESAMPLES = 2000
+"""Resamples of every bootstrap interval (percentile method, 95%, seed 0), as the run reports use."""
+
+
 def _ci(values: Sequence[float]) -> dict[str, Any] | None:
-    iv = bootstrap_ci(list(values))
-    return None if iv is None else {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n}
+    """Mean and 95% percentile bootstrap interval over items; ``None`` for no items, zero width for one."""
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return None
+    mean = float(data.mean())
+    picks = np.random.default_rng(0).integers(0, data.size, (BOOTSTRAP_RESAMPLES, data.size))
+    low, high = np.percentile(data[picks].mean(axis=1), [2.5, 97.5]) if data.size > 1 else (mean, mean)
+    return {"mean": mean, "low": float(low), "high": float(high), "n": int(data.size)}
 
 
 def acts_of(row: dict[str, Any]) -> Acts:

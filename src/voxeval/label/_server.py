@@ -100,8 +100,8 @@ class _Handler(BaseHTTPRequestHandler):
         study = self.server.study
         if path == "/":
             # the page's own assets need the token too (it is URL-safe base64: nothing to escape)
-            page = asset(f"{study.task}.html").replace(b'.css"', b'.css?token=' + self.server.token.encode() + b'"')
-            page = page.replace(b'.js"', b'.js?token=' + self.server.token.encode() + b'"')
+            page = asset(f"{study.task}.html").replace(b'.css"', b".css?token=" + self.server.token.encode() + b'"')
+            page = page.replace(b'.js"', b".js?token=" + self.server.token.encode() + b'"')
             self._send(HTTPStatus.OK, page, "text/html")
         elif path.startswith("/static/") and path[8:] in ASSETS:
             self._send(HTTPStatus.OK, asset(path[8:]), ASSETS[path[8:]])

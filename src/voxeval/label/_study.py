@@ -49,7 +49,7 @@ class Study:
         current = active_rows(self._rows())
         pending = [i for i in self.items if i.key not in current]
         skipped = [i for i in self.items if current.get(i.key, {}).get("status") == "skipped"]
-        nxt = (pending or skipped or [None])[0]
+        nxt = pending[0] if pending else skipped[0] if skipped else None
         done = sum(1 for r in current.values() if r["status"] != "skipped")
         times = [r["seconds"] for r in current.values() if r["status"] == "labelled"]
         return {
