@@ -171,3 +171,26 @@ def test_style_scores_must_be_1_to_5(style: LabelServer) -> None:
     assert not style.study.path.exists()
     assert _call(style, "/api/submit?token=tok", {"action": "label", "key": key, "score": 4, "note": "ok"})[0] == 200
     assert json.loads(style.study.path.read_text(encoding="utf-8"))["score"] == 4
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--labeller", "../evil"], "--labeller"),
+        (["--labeller", "a/b"], "--labeller"),
+        (["--labeller", ""], "--labeller"),
+        (["--source", "missing.jsonl"], "not found"),
+        (["--source", "."], "no replies.jsonl"),
+    ],
+)
+def test_label_refuses_bad_arguments_before_serving(
+    root: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voxeval.cli import main
+
+    monkeypatch.chdir(root)
+    source = argv[argv.index("--source") + 1] if "--source" in argv else "items.jsonl"
+    rest = [a for a in argv if a != "--source" and a != source] or ["--labeller", "ann"]
+    assert main(["label", source, "--task", "da", *rest]) == 2
+    assert message in capsys.readouterr().err
+    assert not (root / "human").exists()

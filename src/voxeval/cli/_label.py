@@ -63,7 +63,7 @@ def _label(args: argparse.Namespace) -> int:
     from voxeval.label import Study, check_labeller
     from voxeval.label._server import LabelServer
 
-    labeller = check_labeller(args.labeller or getpass.getuser())
+    labeller = check_labeller(getpass.getuser() if args.labeller is None else args.labeller)
     root, items = _root_and_items(args.source, args.task)
     if not items:
         raise InputError(Location(str(args.source)), f"nothing to judge for --task {args.task}")

@@ -54,6 +54,7 @@ class LabelServer(ThreadingHTTPServer):
     def url(self) -> str:
         """The address to open, token included."""
         host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
         return f"http://{host}:{port}/?token={self.token}"
 
     def media_path(self, relative: str) -> Path | None:
