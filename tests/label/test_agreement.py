@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from voxeval.cli import main
 from voxeval.data import read_jsonl
@@ -111,3 +113,18 @@ def test_the_da_report_section_shows_the_human_ceiling_beside_the_annotator(run:
     assert [r[0] for r in rows] == ["human vs human (ceiling)", "annotator vs ann", "annotator vs bob"]
     assert rows[0][1] == 2 and rows[0][3].startswith("0.150 [")
     assert "Agreement with human labellers" in da_human_section(run)[1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 5), min_size=2, max_size=4), min_size=2, max_size=8), st.integers(-3, 3))
+def test_alpha_is_shift_invariant_and_at_most_one(units: list[list[int]], shift: int) -> None:
+    alpha = krippendorff_interval(units)
+    shifted = krippendorff_interval([[v + shift for v in u] for u in units])
+    assert (alpha is None) == (shifted is None)
+    if alpha is not None:
+        assert alpha == pytest.approx(shifted) and alpha <= 1 + 1e-12
+
+
+@given(st.lists(st.integers(1, 5), min_size=2, max_size=10).filter(lambda v: len(set(v)) > 1))
+def test_alpha_of_raters_who_always_agree_is_one(values: list[int]) -> None:
+    assert krippendorff_interval([[v, v] for v in values]) == pytest.approx(1.0)
