@@ -11,7 +11,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
 # gcc: voxeval's compiled scoring code (setup.py), built by `pip install -e .`.
-APT_TEST := espeak-ng chromium gcc
+# chromium + chromium-driver (+ a Japanese font for its screenshots): the labelling app's browser test.
+APT_TEST := espeak-ng chromium chromium-driver fonts-ipafont-gothic gcc
 EXTRAS_TEST := audio,asr,annotator,acoustics,report,test
 EXTRAS_DEMO := audio,asr,annotator,acoustics,report,llm-local
 # DEMO_LANG=ja (default) | en | zh: the language of the demo's data. The demo evaluates the first DEMO_LIMIT samples
@@ -75,7 +76,7 @@ $(DEMO_STAMP): pyproject.toml setup.py src/voxeval/_native.c | $(BIN)/python
 	touch $@
 
 apt-test:
-	@missing=""; for p in $(APT_TEST); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(APT_TEST); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \

@@ -52,6 +52,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "voxeval.cli._analyze",
         "measure F0, speaking rate, loudness, gender cues and prosody of audio files and map them to levels",
     ),
+    "label": (
+        "voxeval.cli._label",
+        "label dialogue acts or rate style of replies in a local browser app (saved at once, resumable)",
+    ),
+    "agreement": (
+        "voxeval.cli._label",
+        "agreement between human labellers, and of the annotator and the style judge with them; export labels",
+    ),
 }
 """Command → (module that registers it, one-line help shown by ``voxeval --help``)."""
 

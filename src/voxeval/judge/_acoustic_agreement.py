@@ -49,3 +49,26 @@ def agreement_note(record: dict[str, Any] | None = None) -> str:
         f"Agreement of the acoustic judge's scores with {record['reference']}, measured on {record['data']} "
         f"(sha256 {record['data_sha256'][:12]}…); {record['method']}. Reproduce: `{record['command']}`."
     )
+
+
+OTHER_SYSTEMS = {
+    "systems": 4,
+    "spearman": 0.51,
+    "coverage": 0.79,
+    "by_ability": {"gender": 0.98, "pitch": 0.31, "speed": 0.30, "volume": 0.32, "age": 0.31},
+}
+"""The same comparison on four other real systems' replies (kept private, issue 33): ``acoustic`` and
+``acoustic:model`` alike. Figures as measured there; they cannot be reproduced from shipped data."""
+
+
+def carry_note(record: dict[str, Any] | None = None) -> str:
+    """Where the printed agreement was measured, and how far it fell on other systems."""
+    record = record or acoustic_agreement()
+    abilities = ", ".join(f"{k} {v:.2f}" for k, v in OTHER_SYSTEMS["by_ability"].items())  # type: ignore[attr-defined]
+    return (
+        f"These figures were measured on the replies of three systems only ({record['data']}). On four other "
+        f"systems' replies the same judge's agreement fell to Spearman {OTHER_SYSTEMS['spearman']:.2f} at "
+        f"{OTHER_SYSTEMS['coverage']:.0%} coverage ({abilities}), for `acoustic` and `acoustic:model` alike: "
+        "the printed figure may not carry to your systems. Human ratings of your own replies (`voxeval label "
+        "--task style`, then `voxeval agreement`) tell you which judge to trust."
+    )

@@ -15,6 +15,7 @@ from voxeval.report._analysis import error_analysis, per_domain
 from voxeval.report._echoes import echo_section
 from voxeval.report._escape import csv_cell, md_cell
 from voxeval.report._html import esc, figure, page, table
+from voxeval.report._human import da_human_section
 from voxeval.report._latency import LATENCY_HEAD, latency_rows, system_latency
 from voxeval.report._load import RunData
 from voxeval.report._speech import channel_section, latency_section
@@ -337,6 +338,8 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
         data.replies, str(cfg["settings"].get("extra", {}).get("reply", {}).get("text", "model"))
     )
     languages = languages_line(data)
+    human_html, human_md = da_human_section(data.run_dir)
+    trust_html, trust_md = trust_html + human_html, trust_md + human_md
     sections = [
         f'<p class="meta">{esc(languages)}</p>',
         "<h2>Table 1: scores per dataset × system</h2>",

@@ -14,6 +14,7 @@ from voxeval.io import read_json_object
 from voxeval.io._keys import read_run_log
 from voxeval.report import _plots as plots
 from voxeval.report._html import esc, figure, page, table
+from voxeval.report._human import style_human
 from voxeval.report._stats import bootstrap_ci, paired_test
 
 
@@ -172,11 +173,20 @@ def _agreement(judged: dict[str, list[dict[str, Any]]], human: Path | None) -> t
     from voxeval.report._agreement import agreement, read_human_ratings
 
     ratings = read_human_ratings(human)
+    # ratings exported by `voxeval agreement --export` name the run's reply keys; VStyle-style files the sample id
     result = {
-        s: agreement({r["id"]: r["score"] for r in rows if r["status"] == "ok"}, ratings) for s, rows in judged.items()
+        s: agreement(
+            {(r["key"] if r.get("key") in ratings else r["id"]): r["score"] for r in rows if r["status"] == "ok"},
+            ratings,
+        )
+        for s, rows in judged.items()
     }
     html = ["<h2>Judge–human agreement</h2>", f"<pre>{esc(json.dumps(result, indent=2))}</pre>"]
     return html, "\n## Judge–human agreement\n\n```json\n" + json.dumps(result, indent=2) + "\n```\n"
+
+
+def _rated(row: dict[str, Any]) -> bool:
+    return row.get("status") == "ok" and "key" in row
 
 
 def _distribution(judged: dict[str, list[dict[str, Any]]]) -> list[list[object]]:
@@ -190,17 +200,37 @@ def _distribution(judged: dict[str, list[dict[str, Any]]]) -> list[list[object]]
 _AGREEMENT_TITLE = "How far the acoustic judge agrees with an audio-LLM judge"
 
 
-def _acoustic_agreement(judged: dict[str, list[dict[str, Any]]]) -> tuple[list[str], list[str]]:
-    """The acoustic judge's measured agreement with the audio-LLM judge (HTML and Markdown), when it judged here."""
+def _acoustic_agreement(
+    judged: dict[str, list[dict[str, Any]]], human: dict[str, Any] | None
+) -> tuple[list[str], list[str]]:
+    """The acoustic judge's measured agreement with the audio-LLM judge (HTML and Markdown), when it judged here:
+    where it was measured, how far it fell on other systems, and the run's own human figure beside it."""
     if not any(r.get("judge") == "acoustic" for rows in judged.values() for r in rows):
         return [], []
-    from voxeval.judge._acoustic_agreement import AGREEMENT_HEAD, agreement_note, agreement_rows
+    from voxeval.judge._acoustic_agreement import AGREEMENT_HEAD, agreement_note, agreement_rows, carry_note
     from voxeval.report._build import markdown_table
 
     rows: list[list[object]] = [list(r) for r in agreement_rows()]
-    note = agreement_note()
-    html = [f"<h2>{_AGREEMENT_TITLE}</h2>", table(AGREEMENT_HEAD, rows), f'<p class="meta">{esc(note)}</p>']
-    return html, [f"## {_AGREEMENT_TITLE}", markdown_table(AGREEMENT_HEAD, rows), note]
+    notes = [agreement_note(), carry_note(), _human_line(human)]
+    html = [f"<h2>{_AGREEMENT_TITLE}</h2>", table(AGREEMENT_HEAD, rows)]
+    html += [f'<p class="meta">{esc(n)}</p>' for n in notes if n]
+    return html, [f"## {_AGREEMENT_TITLE}", markdown_table(AGREEMENT_HEAD, rows), *(n for n in notes if n)]
+
+
+def _human_line(human: dict[str, Any] | None) -> str:
+    """The judge's agreement with this run's human raters, and theirs with each other (the ceiling)."""
+    if not human or not human.get("judge_vs_human_mean"):
+        return "No human ratings in this run (human/style/): the figures above are the only evidence."
+    from voxeval.report._human import ci_text
+
+    vs = human["judge_vs_human_mean"]
+    pairs = [p["spearman"] for p in human["pairs"].values() if p["spearman"]]
+    ceiling = ", ".join(ci_text(p, 2) for p in pairs) or "— (one rater)"
+    return (
+        f"On this run's replies, rated by {len(human['raters'])} people (human/style/): judge vs mean human rating "
+        f"Spearman {ci_text(vs['spearman'], 2)} over {vs['items']} items; human vs human Spearman {ceiling}; "
+        f"Krippendorff's alpha (interval) {ci_text(human['alpha'], 2)}."
+    )
 
 
 def _write_csv(path: Path, tables: list[tuple[str, list[str], list[list[object]]]]) -> None:
@@ -236,7 +266,8 @@ def build_style_reports(
     overall_rows, paired, dist = _overall_rows(systems), _paired(judged), _distribution(judged)
     ability_head, ability_rows = _ability_table(summary, judged)
     agreement_html, agreement_md = _agreement(judged, human)
-    acoustic_html, acoustic_md = _acoustic_agreement(judged)
+    human_here = style_human(run_dir, {r["key"]: r["score"] for rs in judged.values() for r in rs if _rated(r)})
+    acoustic_html, acoustic_md = _acoustic_agreement(judged, human_here)
     sections = [
         "<h2>Style scores</h2>",
         table(OVERALL_HEAD, overall_rows),

@@ -1,0 +1,99 @@
+"""``voxeval label``: judge replies in the browser; ``voxeval agreement``: how far people and judges agree."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+from pathlib import Path
+from typing import Any
+
+from voxeval.errors import InputError, Location
+
+
+def register(commands: Any) -> None:
+    """Add the ``label`` and ``agreement`` commands."""
+    p = commands.add_parser(
+        "label",
+        description="Serve a local web app to label replies' dialogue acts (--task da) or rate their style 1-5 "
+        "(--task style). Judgements are appended at once to ROOT/human/<task>/<labeller>.jsonl; reopening the "
+        "printed URL resumes at the first unjudged item. The URL carries a random token required on every request.",
+    )
+    p.add_argument("source", type=Path, help="a run directory, or a JSONL file of items (id, text, audio?, ...)")
+    p.add_argument("--task", choices=("da", "style"), required=True)
+    p.add_argument("--labeller", default=None, help="your name (a file name; default: the login name)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; share only on a trusted network)"
+    )
+    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument("--show-system", action="store_true", help="show the system's name (default: hidden, blind rating)")
+    p.set_defaults(handler=_label)
+    a = commands.add_parser(
+        "agreement",
+        description="Agreement between the labellers of a run directory (ROOT/human/), and of the annotator "
+        "(annotations.jsonl) and the style judge (judgements.jsonl) with them, with 95%% bootstrap intervals.",
+    )
+    a.add_argument("run_dir", type=Path)
+    a.add_argument("--task", choices=("da", "style"), default=None, help="default: every task with judgements")
+    a.add_argument(
+        "--json", type=Path, default=None, help="also write the figures here (default ROOT/human/agreement.json)"
+    )
+    a.add_argument(
+        "--export",
+        type=Path,
+        default=None,
+        metavar="OUT.jsonl",
+        help="write the human labels as a dataset: da → gold rows for `voxeval annotator-check`; "
+        "style → ratings for `voxeval report --human`",
+    )
+    a.add_argument("--labeller", default=None, help="--export --task da: whose labels (needed when several)")
+    a.set_defaults(handler=_agreement)
+
+
+def _root_and_items(source: Path, task: str) -> tuple[Path, list[Any]]:
+    from voxeval.label import load_file_items, load_run_items
+
+    if source.is_dir():
+        return source, load_run_items(source, task)  # type: ignore[arg-type]
+    if source.is_file():
+        return source.parent, load_file_items(source)
+    raise InputError(Location(str(source)), "not found: give a run directory or a JSONL file")
+
+
+def _label(args: argparse.Namespace) -> int:
+    from voxeval.label import Study, check_labeller
+    from voxeval.label._server import LabelServer
+
+    labeller = check_labeller(getpass.getuser() if args.labeller is None else args.labeller)
+    root, items = _root_and_items(args.source, args.task)
+    if not items:
+        raise InputError(Location(str(args.source)), f"nothing to judge for --task {args.task}")
+    study = Study(root, items, args.task, labeller)
+    server = LabelServer((args.host, args.port), study, show_system=args.show_system)
+    print(f"voxeval label: {len(items)} items, labeller {labeller}, order seed {study.seed}")
+    print(f"judgements go to {study.path}")
+    print(f"open {server.url}", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from voxeval.label._agreement import agreement_report
+    from voxeval.label._export import export_labels, render_agreement
+
+    if not (args.run_dir / "human").is_dir():
+        raise InputError(Location(str(args.run_dir / "human")), "missing: no human judgements (run `voxeval label`)")
+    tasks = [args.task] if args.task else ["da", "style"]
+    report = agreement_report(args.run_dir, tasks)
+    from voxeval.data import atomic_write_json
+
+    out = args.json or args.run_dir / "human" / "agreement.json"
+    atomic_write_json(out, report)
+    print(render_agreement(report))
+    print(f"figures written to {out}")
+    if args.export:
+        n = export_labels(args.run_dir, args.task or "da", args.export, args.labeller)
+        print(f"{n} rows exported to {args.export}")
+    return 0

@@ -1,0 +1,139 @@
+"""What a labeller sees: the items of a run directory or a JSONL file, in a per-labeller random order."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from voxeval.data import read_jsonl, read_log
+from voxeval.errors import InputError, Location
+
+Task = Literal["da", "style"]
+"""``da``: label a reply's dialogue acts; ``style``: rate a spoken reply's style adherence 1–5."""
+
+LABELLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+"""A labeller's name is a file name: letters, digits, ``_ . -``; no path separators."""
+
+
+@dataclass(frozen=True)
+class LabelItem:
+    """One reply to judge, with what the page shows beside it."""
+
+    key: str
+    """Stable key (the run's ``dataset/system/id`` or the file's ``id``); judgements are keyed by it."""
+    id: str
+    """Sample id."""
+    text: str
+    """The reply text (shown as text, never as HTML)."""
+    system: str = ""
+    """System that replied (hidden from the labeller by default: blind rating)."""
+    dataset: str = ""
+    """Dataset the sample comes from."""
+    reply_audio: str | None = None
+    """Reply audio, relative to the served root."""
+    input_text: str = ""
+    """What the user said, when known."""
+    input_audio: str | None = None
+    """Input (or instruction) audio, relative to the served root."""
+    instruction: str = ""
+    """Style task: the instruction the reply had to follow."""
+    attributes: dict[str, str] = field(default_factory=dict)
+    """Style task: requested attribute → level."""
+
+    def public(self, *, show_system: bool) -> dict[str, Any]:
+        """The item as the page receives it (JSON)."""
+        row = {
+            "key": self.key,
+            "id": self.id,
+            "text": self.text,
+            "dataset": self.dataset,
+            "reply_audio": self.reply_audio,
+            "input_text": self.input_text,
+            "input_audio": self.input_audio,
+            "instruction": self.instruction,
+            "attributes": self.attributes,
+        }
+        if show_system:
+            row["system"] = self.system
+        return row
+
+
+def check_labeller(name: str) -> str:
+    """The labeller's name, refused when it could not be a plain file name."""
+    if not LABELLER.match(name):
+        raise InputError(Location("--labeller"), f"{name!r}: use 1-64 letters, digits, '_', '.' or '-'")
+    return name
+
+
+def _str(row: dict[str, Any], *keys: str) -> str:
+    return next((row[k] for k in keys if isinstance(row.get(k), str)), "")
+
+
+def _attributes(row: dict[str, Any], where: Location) -> dict[str, str]:
+    raw = row.get("attributes", row.get("requirements", {}))
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        raise InputError(where.child("attributes"), "must be an object of attribute → level strings")
+    return {str(k): v for k, v in raw.items()}
+
+
+def _from_row(row: dict[str, Any], key: str, where: Location) -> LabelItem:
+    audio = row.get("audio")
+    return LabelItem(
+        key=key,
+        id=str(row.get("id", key)),
+        text=_str(row, "text"),
+        system=_str(row, "system", "model_name"),
+        dataset=_str(row, "dataset"),
+        reply_audio=audio if isinstance(audio, str) else None,
+        input_text=_str(row, "input_text"),
+        input_audio=_str(row, "input_audio") or None,
+        instruction=_str(row, "instruction", "instruct_text"),
+        attributes=_attributes(row, where),
+    )
+
+
+def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
+    """The run's replies that can be judged: ``ok`` replies with text (DA) or with audio (style)."""
+    replies_path = run_dir / "replies.jsonl"
+    if not replies_path.exists():
+        raise InputError(Location(str(replies_path)), "missing: not a run directory (no replies.jsonl)")
+    inputs = read_log(run_dir / "inputs.jsonl", "key")
+    items = []
+    for key, row in sorted(read_log(replies_path, "key").items()):
+        if row.get("status") != "ok" or not (row.get("text") if task == "da" else row.get("audio")):
+            continue  # failed or empty replies carry nothing to judge
+        source = inputs.get(f"{row.get('dataset')}/{row.get('id')}", {})
+        merged = {**row, "input_audio": source.get("audio"), "input_text": _str(source, "text", "input_text")}
+        items.append(_from_row(merged, key, Location(str(replies_path), None, key)))
+    return items
+
+
+def load_file_items(path: Path) -> list[LabelItem]:
+    """Rows ``{"id", "text", "audio"?, "input_text"?, "input_audio"?, "instruction"?, "attributes"?}``."""
+    items, seen = [], set()
+    for line, row in read_jsonl(path):
+        where = Location(str(path), line)
+        if not isinstance(row.get("id"), (str, int)) or isinstance(row.get("id"), bool) or row.get("id") == "":
+            raise InputError(where.child("id"), "missing or not a non-empty string/integer")
+        key = str(row["id"])
+        if key in seen:
+            raise InputError(where.child("id"), f"{key!r} appears twice")
+        seen.add(key)
+        items.append(_from_row(row, key, where))
+    return items
+
+
+def order_seed(labeller: str, task: Task) -> int:
+    """The labeller's order seed: derived from the name and task, so a reopened page keeps its order."""
+    return int.from_bytes(hashlib.sha256(f"{task}:{labeller}".encode()).digest()[:4], "big")
+
+
+def ordered(items: list[LabelItem], seed: int) -> list[LabelItem]:
+    """The items shuffled with ``seed`` (sorted by key first, so the order does not depend on file order)."""
+    out = sorted(items, key=lambda i: i.key)
+    random.Random(seed).shuffle(out)
+    return out

@@ -1,0 +1,96 @@
+"""One labeller's study: the ordered items, the append-only judgement file, progress and resume."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from pathlib import Path
+from typing import Any
+
+from voxeval.data import AppendLog
+from voxeval.label._items import LabelItem, Task, order_seed, ordered
+from voxeval.label._submit import Submission
+
+STATUS = {"label": "labelled", "skip": "skipped", "flag": "flagged"}
+"""Row status written for each action; ``undo`` writes ``undone`` naming the row it retracts."""
+
+
+def active_rows(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Item key → its current judgement: the latest row for the key, unless an ``undone`` row retracted it."""
+    current: dict[str, dict[str, Any]] = {}
+    by_n = {r["n"]: r for r in rows}
+    for row in sorted(rows, key=lambda r: r["n"]):
+        if row["status"] == "undone":
+            retracted = by_n.get(row.get("retracts"))
+            if retracted is not None and current.get(retracted["key"]) is retracted:
+                del current[retracted["key"]]
+        else:
+            current[row["key"]] = row
+    return current
+
+
+class Study:
+    """Items of one task in one labeller's order, and their judgements in ``human/<task>/<labeller>.jsonl``."""
+
+    def __init__(self, root: Path, items: list[LabelItem], task: Task, labeller: str, *, seed: int | None = None):
+        self.root, self.task, self.labeller = root, task, labeller
+        self.seed = order_seed(labeller, task) if seed is None else seed
+        self.items = ordered(items, self.seed)
+        self.by_key = {i.key: i for i in self.items}
+        self.path = root / "human" / task / f"{labeller}.jsonl"
+        self.log = AppendLog(self.path, key="n")
+        self._lock = threading.Lock()  # two tabs of one labeller: one append at a time
+
+    def _rows(self) -> list[dict[str, Any]]:
+        return list(self.log.rows.values())
+
+    def state(self, *, show_system: bool = False) -> dict[str, Any]:
+        """Progress and the item to show next: the first without a judgement, then the skipped ones."""
+        current = active_rows(self._rows())
+        pending = [i for i in self.items if i.key not in current]
+        skipped = [i for i in self.items if current.get(i.key, {}).get("status") == "skipped"]
+        nxt = pending[0] if pending else skipped[0] if skipped else None
+        done = sum(1 for r in current.values() if r["status"] != "skipped")
+        times = [r["seconds"] for r in current.values() if r["status"] == "labelled"]
+        return {
+            "task": self.task,
+            "labeller": self.labeller,
+            "seed": self.seed,
+            "total": len(self.items),
+            "done": done,
+            "skipped": len(skipped),
+            "mean_seconds": sum(times) / len(times) if times else None,
+            "item": nxt.public(show_system=show_system) if nxt else None,
+            "can_undo": bool(current),
+        }
+
+    def submit(self, sub: Submission) -> dict[str, Any]:
+        """Append the submission's row at once (one write); ``undo`` retracts the latest active judgement."""
+        with self._lock:
+            rows = self._rows()
+            base = {"n": len(rows) + 1, "labeller": self.labeller, "task": self.task, "seed": self.seed}
+            base["at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            if sub.action == "undo":
+                current = active_rows(rows)
+                if not current:
+                    return {"undone": None}
+                last = max(current.values(), key=lambda r: r["n"])
+                self.log.append({**base, "key": last["key"], "status": "undone", "retracts": last["n"]})
+                return {"undone": last["key"]}
+            item = self.by_key[sub.key]
+            row = {**base, "key": item.key, "id": item.id, "dataset": item.dataset, "system": item.system}
+            if self.task == "da":  # the text the spans index, so an exported gold row stands on its own
+                row.update(text=item.text, input_text=item.input_text)
+            self.log.append({**row, "status": STATUS[sub.action], **sub.body})
+            return {"saved": item.key}
+
+
+def read_judgements(root: Path, task: Task) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every labeller's current judgements of ``task`` in ``root/human/``: labeller → item key → row."""
+    from voxeval.data import read_log
+
+    folder = root / "human" / task
+    out = {}
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        out[path.stem] = active_rows(list(read_log(path, "n").values()))
+    return out
