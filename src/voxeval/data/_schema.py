@@ -88,7 +88,9 @@ def parse_gold(row: dict[str, Any], where: Location) -> GoldSample:
         raise InputError(where.child("output_dialogue_acts.steps"), "missing")
     acts = parse_acts(dialogue_acts["steps"], where.child("output_dialogue_acts.steps"), allow_empty=False)
     audio = user.get("audio")
-    if audio is not None and (not isinstance(audio, str) or "\x00" in audio):
+    if audio is not None and not isinstance(audio, str):
+        raise InputError(where.child("input.audio"), f"must be a path string, got {audio!r}")
+    if audio is not None and "\x00" in audio:
         # A NUL byte is valid JSON text but no path: the operating system cannot open it.
         raise InputError(where.child("input.audio"), f"must be a path string without NUL bytes, got {audio!r}")
     optional = {k: row.get(k) for k in ("domain", "split")}
