@@ -15,7 +15,7 @@ def _run(tmp_path: Path, scores: tuple[int, ...]) -> Path:
     summary = {"systems": {"sys": {"overall": 3.0, "coverage": 1.0, "ok": 4, "failed": 0, "not_measured": 0}}}
     (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     rows = [
-        {"key": f"sys/{i}", "system": "sys", "dataset": "d", "id": str(i), "ability": "acoustic_attributes/pitch",
+        {"key": f"d/sys/{i}", "system": "sys", "dataset": "d", "id": str(i), "ability": "acoustic_attributes/pitch",
          "status": "ok", "score": score, "judge": "acoustic", "attributes": {}}
         for i, score in enumerate(scores)
     ]  # fmt: skip
@@ -42,11 +42,11 @@ def test_acoustic_report_names_its_three_systems_and_the_fall_on_others(tmp_path
 def test_the_runs_own_human_ratings_appear_beside_it(tmp_path: Path) -> None:
     run = _run(tmp_path, (1, 2, 3, 4))
     items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps({"id": f"sys/{i}", "text": ""}) + "\n" for i in range(4)), encoding="utf-8")
+    items.write_text("".join(json.dumps({"id": f"d/sys/{i}", "text": ""}) + "\n" for i in range(4)), encoding="utf-8")
     for who, scores in (("ann", (1, 2, 3, 4)), ("bob", (2, 1, 3, 4))):
         study = Study(run, load_file_items(items), "style", who)
         for i, score in enumerate(scores):
-            body = {"action": "label", "key": f"sys/{i}", "score": score}
+            body = {"action": "label", "key": f"d/sys/{i}", "score": score}
             study.submit(check_submission(body, "style", study.by_key))
     md = build_style_reports(run)["md"].read_text(encoding="utf-8")
     # judge [1, 2, 3, 4] vs human means [1.5, 1.5, 3, 4]: rho = 0.949; ann vs bob: rho 0.8

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from voxeval.errors import InputError
 from voxeval.label import Study, load_file_items
 from voxeval.label._server import LabelServer
 
@@ -194,3 +195,24 @@ def test_label_refuses_bad_arguments_before_serving(
     assert main(["label", source, "--task", "da", *rest]) == 2
     assert message in capsys.readouterr().err
     assert not (root / "human").exists()
+
+
+def test_a_run_directorys_items_carry_the_recorded_input_text_and_the_scored_reply(tmp_path: Path) -> None:
+    import tests.run.realtime_doubles  # noqa: F401  (registers the instant tone-tts engine)
+    from voxeval.cli import main
+    from voxeval.data import builtin_path, load_gold
+    from voxeval.label._items import load_run_items
+
+    out = tmp_path / "run"
+    args = ["run", "--dataset", "ja-assistant", "--limit", "2", "--annotator", "gold", "--tts", "tone-tts"]
+    assert main([*args, "--system", "python:tests.run.doubles:echo_gold", "--out", str(out), "--quiet"]) == 0
+    gold = {s.id: s for s in load_gold(builtin_path("ja-assistant"))}
+    items = load_run_items(out, "da")
+    assert len(items) == 2
+    for item in items:
+        assert item.input_text == gold[item.id].input_text  # from the dataset config.json recorded, by sha256
+        assert item.text == gold[item.id].output_text and item.input_audio
+    # the recorded dataset is found from any working directory, and a tampered log is refused as by `report`
+    (out / "inputs.jsonl").write_text('{"foo": 1}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="inputs.jsonl:1"):
+        load_run_items(out, "da")

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from voxeval.data import read_jsonl, read_log
+from voxeval.data import read_jsonl
 from voxeval.errors import InputError, Location
+from voxeval.io._keys import read_run_log, sample_key
 
 Task = Literal["da", "style"]
 """``da``: label a reply's dialogue acts; ``style``: rate a spoken reply's style adherence 1–5."""
@@ -96,18 +97,46 @@ def _from_row(row: dict[str, Any], key: str, where: Location) -> LabelItem:
     )
 
 
+def _recorded_inputs(run_dir: Path) -> dict[str, dict[str, str]]:
+    """Input text and background of every sample of a dialogue-act run, by sample key, from the datasets its
+    ``config.json`` recorded (found by path and sha256, as ``voxeval report`` finds them); empty for other runs."""
+    from voxeval.benchmark._da import recorded_datasets
+    from voxeval.run._config import read_config, settings_of
+
+    config = read_config(run_dir)
+    if config is None or (config.get("settings") or {}).get("benchmark") != "da":
+        return {}
+    datasets = recorded_datasets(run_dir, config, settings_of(config, run_dir))
+    return {
+        sample_key(d.name, s.id): {"input_text": s.input_text, "background": s.background}
+        for d in datasets
+        for s in d.samples
+    }
+
+
 def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
-    """The run's replies that can be judged: ``ok`` replies with text (DA) or with audio (style)."""
+    """The run's replies that can be judged: ``ok`` replies with text (DA: the channel the run scores, e.g. the
+    ASR transcript of a spoken reply) or with audio (style). Logs are read through the run's checked reader."""
+    from voxeval.benchmark._da import read_replies
+
     replies_path = run_dir / "replies.jsonl"
     if not replies_path.exists():
         raise InputError(Location(str(replies_path)), "missing: not a run directory (no replies.jsonl)")
-    inputs = read_log(run_dir / "inputs.jsonl", "key")
+    inputs = read_run_log(run_dir / "inputs.jsonl")
+    recorded = _recorded_inputs(run_dir) if task == "da" else {}
+    replies = read_replies(run_dir) if recorded else read_run_log(replies_path)
     items = []
-    for key, row in sorted(read_log(replies_path, "key").items()):
+    for key, row in sorted(replies.items()):
         if row.get("status") != "ok" or not (row.get("text") if task == "da" else row.get("audio")):
             continue  # failed or empty replies carry nothing to judge
-        source = inputs.get(f"{row.get('dataset')}/{row.get('id')}", {})
-        merged = {**row, "input_audio": source.get("audio"), "input_text": _str(source, "text", "input_text")}
+        sample = sample_key(row["dataset"], row["id"])
+        source = inputs.get(sample, {})
+        known = recorded.get(sample, {})
+        merged = {
+            **row,
+            "input_audio": source.get("audio"),
+            "input_text": known.get("input_text") or _str(source, "text", "input_text"),
+        }
         items.append(_from_row(merged, key, Location(str(replies_path), None, key)))
     return items
 
