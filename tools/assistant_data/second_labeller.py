@@ -6,6 +6,7 @@ gold file. The second labeller's rows go to ``second-labeller/labels-<lang>.json
 ``voxeval dataset validate`` checks them. ``compare`` is in ``tools/assistant_data/agreement.py``.
 
     python tools/assistant_data/second_labeller.py extract --seed 34 --n 60
+    python tools/assistant_data/second_labeller.py build    # labels-<lang>.txt -> labels-<lang>.jsonl
 """
 
 from __future__ import annotations
@@ -49,14 +50,65 @@ def extract(language: str, n: int, seed: int) -> Path:
     return path
 
 
+def parse_labels(text: str) -> dict[str, list[dict[str, object]]]:
+    """``labels-<lang>.txt``: an id line, then ``Act importance | span`` lines (``=`` is the whole reply)."""
+    labels: dict[str, list[dict[str, object]]] = {}
+    current: list[dict[str, object]] | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if "|" not in line:
+            current = labels.setdefault(line.strip(), [])
+            continue
+        if current is None:
+            raise ValueError(f"line {number}: a step before any id")
+        head, span = (part.strip() for part in line.split("|", 1))
+        act, importance = head.rsplit(" ", 1)
+        current.append({"act": act, "importance": float(importance), "span": span})
+    return labels
+
+
+def gold_row(blind: dict[str, str], steps: list[dict[str, object]]) -> dict[str, object]:
+    """A row in the gold schema; spans must be exact, ordered, non-overlapping substrings of the reply."""
+    text = blind["output"]
+    start = 0
+    for step in steps:
+        if step["span"] == "=":
+            step["span"] = text
+        at = text.find(str(step["span"]), start)
+        if at < 0:
+            raise ValueError(f"{blind['id']}: span {step['span']!r} is not in the reply after offset {start}")
+        start = at + len(str(step["span"]))
+    return {
+        "id": blind["id"],
+        "scenario_context": {"background": blind["background"]},
+        "input": {"text": blind["input"], "locale": blind["locale"]},
+        "output": {"text": text},
+        "output_dialogue_acts": {"steps": steps},
+    }
+
+
+def build(language: str) -> Path:
+    """Turn ``labels-<lang>.txt`` into ``labels-<lang>.jsonl`` (the gold schema) over the blind rows."""
+    blind = [json.loads(line) for line in (OUT / f"blind-{language}.jsonl").read_text(encoding="utf-8").splitlines()]
+    labels = parse_labels((OUT / f"labels-{language}.txt").read_text(encoding="utf-8"))
+    missing = sorted({b["id"] for b in blind} ^ set(labels))
+    if missing:
+        raise ValueError(f"{language}: ids labelled but not blind, or blind but not labelled: {missing}")
+    path = OUT / f"labels-{language}.jsonl"
+    rows = [gold_row(b, labels[b["id"]]) for b in blind]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["extract"])
+    parser.add_argument("command", choices=["extract", "build"])
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--n", type=int, default=60)
     args = parser.parse_args()
     for language in LANGUAGES:
-        print(extract(language, args.n, args.seed))
+        print(extract(language, args.n, args.seed) if args.command == "extract" else build(language))
 
 
 if __name__ == "__main__":
