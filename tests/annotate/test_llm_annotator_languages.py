@@ -124,3 +124,30 @@ def test_a_run_on_english_data_records_and_sends_the_english_prompt(tmp_path, ca
     assert "Reference reply: " in sent[0]  # voxeval run gives the reference by default
     annotator = json.loads((out / "config.json").read_text(encoding="utf-8"))["components"]["annotator"]
     assert (annotator["prompt"], annotator["language"]) == ("da/annotate.en.v1", "en")
+
+
+@pytest.mark.parametrize(
+    ("locale", "start"),
+    [("zh-CN", "你是为语音助手"), ("en_US", "You are an expert"), (None, "あなたは音声アシスタント")],
+)
+def test_voxeval_annotate_uses_each_rows_locale(tmp_path, locale, start) -> None:
+    from voxeval.cli import main
+
+    user = {"text": "q"} if locale is None else {"text": "q", "locale": locale}
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text(json.dumps({"id": "a", "text": "Done.", "input": user}) + "\n", encoding="utf-8")
+    answer = json.dumps({"steps": [{"act": "Commissive", "importance": 1.0}]})
+    with MockServer(lambda endpoint, request: answer) as srv:
+        argv = ["annotate", "--annotator", _spec(srv.openai_base_url), "--in", str(src), "--out", str(out)]
+        assert main(argv) == 0
+        assert srv.requests[0].json["messages"][-1]["content"].startswith(start)
+
+
+@pytest.mark.parametrize("locale", ["fr-FR", "", 7])
+def test_voxeval_annotate_refuses_a_locale_without_a_prompt(tmp_path, capsys, locale) -> None:
+    from voxeval.cli import main
+
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text(json.dumps({"id": "a", "text": "Oui.", "input": {"locale": locale}}) + "\n", encoding="utf-8")
+    assert main(["annotate", "--annotator", _spec(), "--in", str(src), "--out", str(out)]) == 2
+    assert "input.locale" in capsys.readouterr().err and not out.exists()
