@@ -136,7 +136,8 @@ def _annotate(args: argparse.Namespace) -> int:
     tasks = []
     for line, row in read_jsonl(args.inp):
         where = Location(str(args.inp), line)
-        user_obj = row.get("input") if isinstance(row.get("input"), dict) else {}
+        raw_input = row.get("input")
+        user_obj: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
         user = user_obj.get("text", "")
         language = row_language(user_obj, where, llm=args.annotator.split(":")[0] == "llm")
         sample_id = parse_id(row, where)
