@@ -70,7 +70,9 @@ async def _annotate_all(annotator: Annotator, samples: Sequence[GoldSample], con
     async def one(s: GoldSample) -> Any:
         async with limit:
             try:
-                return await annotate_guarded(annotator, AnnotationInput(s.output_text, s.input_text, s.background))
+                return await annotate_guarded(
+                    annotator, AnnotationInput(s.output_text, s.input_text, s.background, language=s.language)
+                )
             except AnnotationFailed as exc:
                 return exc
 

@@ -32,6 +32,8 @@ class AnnotationInput:
     reference: Reference | None = None
     """A reference reply to the same input (a benchmark sample's gold reply), or None; an annotator may use it to
     tell an answer to *this* request from an aside, never to copy its acts."""
+    language: str = "ja"
+    """ISO 639-1 code of the exchange's language (the dataset's); chooses an LLM annotator's prompt."""
 
 
 @dataclass(frozen=True)

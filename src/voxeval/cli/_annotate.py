@@ -24,7 +24,8 @@ def register(commands: Any) -> None:
         "annotate",
         description="Annotate the text in --text-field of each row. Output rows are {id, steps}; a reply that cannot "
         "be annotated is written as {id, status: failed, error, raw}. A reply that only repeats the row's input.text "
-        "(an echo) gets no acts without calling the annotator. Rerunning resumes: ids already in --out are kept.",
+        "(an echo) gets no acts without calling the annotator. The llm annotator uses the prompt of each row's "
+        "language (input.locale: ja, en or zh; ja when absent). Rerunning resumes: ids already in --out are kept.",
     )
     a.add_argument("--annotator", default="offline", help=ANNOTATOR_HELP)
     a.add_argument("--in", dest="inp", required=True, type=Path, help="input JSONL with an id and the reply text")
@@ -107,6 +108,25 @@ class PredWorker:
         return [pred_row(row) for row in await self.inner(payload)]
 
 
+def row_language(user: dict[str, Any], where: Location, *, llm: bool) -> str:
+    """The row's language from ``input.locale`` (``ja`` without one); for the llm annotator it must have a prompt."""
+    from voxeval.annotate._llm import PROMPT_LANGUAGES
+    from voxeval.languages import language_of
+
+    locale = user.get("locale")
+    if locale is None:
+        return "ja"
+    if not isinstance(locale, str) or not locale:
+        raise InputError(where.child("input.locale"), f"must be a locale string such as en-US, got {locale!r}")
+    language = language_of(locale)
+    if llm and language not in PROMPT_LANGUAGES:
+        raise InputError(
+            where.child("input.locale"),
+            f"{locale!r}: the llm annotator has annotation prompts in {', '.join(PROMPT_LANGUAGES)} only",
+        )
+    return language
+
+
 def _annotate(args: argparse.Namespace) -> int:
     from voxeval.annotate import annotator_from_spec
     from voxeval.run._executor import Task
@@ -116,12 +136,14 @@ def _annotate(args: argparse.Namespace) -> int:
     tasks = []
     for line, row in read_jsonl(args.inp):
         where = Location(str(args.inp), line)
-        user = row.get("input", {}).get("text", "") if isinstance(row.get("input"), dict) else ""
+        raw_input = row.get("input")
+        user_obj: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
+        user = user_obj.get("text", "")
+        language = row_language(user_obj, where, llm=args.annotator.split(":")[0] == "llm")
         sample_id = parse_id(row, where)
         fields = {"id": sample_id}
-        tasks.append(
-            Task((sample_id,), (fields, AnnotationInput(field_text(row, args.text_field, where), user)), fields)
-        )
+        item = AnnotationInput(field_text(row, args.text_field, where), user, language=language)
+        tasks.append(Task((sample_id,), (fields, item), fields))
     worker = PredWorker(AnnotateWorker(args.annotator, annotator_from_spec(args.annotator)))
     stage = Stage(f"annotations {args.annotator}", args.out, key="id")
     with RunLock(args.out.parent, f".{args.out.name}.lock"):
@@ -141,7 +163,8 @@ def _check(args: argparse.Namespace) -> int:
     total = len(dataset.samples)
     if args.sample is not None:
         dataset = dataset.sampled(args.sample, args.seed)
-    annotator = annotator_from_spec(args.annotator)
+    llm = args.annotator.split(":")[0] == "llm"
+    annotator = annotator_from_spec(args.annotator, **({"language": dataset.language} if llm else {}))
     result = check_annotator(annotator, dataset.samples, repeats=args.repeats)
     report: dict[str, Any] = {
         "dataset": dataset.name,

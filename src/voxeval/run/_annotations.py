@@ -96,7 +96,9 @@ async def annotate_replies(
                     continue
                 fields = {"key": key, "dataset": dataset.name, "system": system, "id": sample.id}
                 reference = Reference(sample.output_text, sample.acts) if reference_aware else None
-                item = AnnotationInput(reply.get("text", ""), sample.input_text, sample.background, reference)
+                item = AnnotationInput(
+                    reply.get("text", ""), sample.input_text, sample.background, reference, sample.language
+                )
                 tasks.append(Task((key,), (fields, item), fields))
     name = worker.annotator.name if worker.annotator else worker.spec
     return await run_stage(
