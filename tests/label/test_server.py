@@ -214,5 +214,5 @@ def test_a_run_directorys_items_carry_the_recorded_input_text_and_the_scored_rep
         assert item.text == gold[item.id].output_text and item.input_audio
     # the recorded dataset is found from any working directory, and a tampered log is refused as by `report`
     (out / "inputs.jsonl").write_text('{"foo": 1}\n', encoding="utf-8")
-    with pytest.raises(InputError, match="inputs.jsonl:1"):
+    with pytest.raises(InputError, match=r"inputs\.jsonl:1"):
         load_run_items(out, "da")
