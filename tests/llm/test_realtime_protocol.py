@@ -235,7 +235,7 @@ def test_session_specs() -> None:
         ("openai:m?voice=a&voice=b", "given twice"),
         ("openai:m?voice", "key=value"),
         ("gemini:m?api_version=beta", "not a valid api version"),
-        ("gemini:m?key_env=1X", "not a valid key env"),
+        ("gemini:m?key_env=1X", "expected an environment variable name"),
     ],
 )
 def test_bad_session_specs_are_config_errors(spec, message) -> None:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import wave
 from typing import Any
 
 import numpy as np
 
+from tests.run.asr_doubles import SaidASR
 from tests.run.mock_replies import GOLD_REPLIES
-from voxeval.speech.asr import Transcript, asr_engines
+from voxeval.speech.asr import asr_engines
 from voxeval.speech.audio import Audio
 from voxeval.speech.tts import VoiceStyle, tts_engines
 from voxeval.testing.realtime import MockReply, MockTurn, tone
@@ -52,28 +52,16 @@ def gold_by_pcm(turn: MockTurn) -> MockReply:
     return MockReply(GOLD_REPLIES[index], _spoken_tone(index))
 
 
-class PcmSaidASR:
-    """Hears what :data:`SPOKEN` says a reply's PCM says; audio it was not told about fails like a decoder."""
+class PcmSaidASR(SaidASR):
+    """Hears what :data:`SPOKEN` says a reply's PCM says (the realtime systems wrap the mock's PCM in their own WAV
+    header); audio it was not told about fails like a decoder."""
 
     name = "pcm-said"
+    said = SPOKEN
 
-    def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
-        """The registered text of the clip's PCM."""
-        with wave.open(io.BytesIO(wav)) as handle:  # wave.Error on bytes that are not WAV
-            seconds = handle.getnframes() / handle.getframerate()
-            pcm = handle.readframes(handle.getnframes())
-        digest = hashlib.sha256(pcm).hexdigest()
-        if digest not in SPOKEN:
-            raise ValueError(f"pcm-said was not told what clip {digest[:12]} says")
-        return Transcript(SPOKEN[digest], language, speech_seconds=seconds)
-
-    def transcribe_batch(self, wavs: list[bytes], language: str | None = None) -> list[Transcript]:
-        """One by one."""
-        return [self.transcribe(w, language) for w in wavs]
-
-    def describe(self) -> dict[str, Any]:
-        """The double."""
-        return {"asr": self.name}
+    def heard_bytes(self, wav: bytes, handle: wave.Wave_read) -> bytes:
+        """The clip's PCM frames."""
+        return handle.readframes(handle.getnframes())
 
 
 if "pcm-said" not in asr_engines.names():

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +19,10 @@ from voxeval.llm._openai import OPENAI_KEY_ENV
 from voxeval.llm._provider import api_key
 from voxeval.llm._realtime_openai import REALTIME_URL, OpenAIRealtime, RealtimeSettings
 from voxeval.llm._session import SessionModel, SessionOptions
+from voxeval.llm._spec import convert_option, number_option
 from voxeval.llm._ws import SessionTimeouts
 
 _WS_AT = re.compile(r"@(?=wss?://)")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _API_VERSION = re.compile(r"v\d+(alpha|beta)?\d*")
 _COMMON = ("key_env", "timeout", "connect_timeout", "idle_timeout", "concurrency", "rps", "max_retries")
@@ -48,39 +47,25 @@ class SessionSpec:
     """Typed ``?k=v`` options given."""
 
 
-def _number(key: str, value: str, kind: type, minimum: float) -> Any:
-    try:
-        number = kind(value)
-    except ValueError:
-        raise ConfigError(f"option {key}={value!r}: expected {'an integer' if kind is int else 'a number'}") from None
-    if not math.isfinite(number) or number < minimum:
-        raise ConfigError(f"option {key}={value!r}: must be at least {minimum:g}")
-    return number
-
-
 def convert_session_option(key: str, value: str) -> Any:
     """One option's typed value; a bad one raises :class:`ConfigError` saying what is expected."""
-    if key in ("timeout", "connect_timeout", "idle_timeout", "rps"):
-        number = _number(key, value, float, 0.0)
+    if key in ("timeout", "rps", "concurrency", "max_tokens", "max_retries", "temperature", "key_env"):
+        return convert_option(key, value)  # the same options and checks as HTTP model specs
+    if key in ("connect_timeout", "idle_timeout"):
+        number = number_option(key, value, float, 0.0)
         if number == 0:
             raise ConfigError(f"option {key}={value!r}: must be positive")
         return number
-    if key in ("concurrency", "max_tokens"):
-        return _number(key, value, int, 1)
-    if key == "max_retries":
-        return _number(key, value, int, 0)
     if key == "chunk_ms":
-        number = _number(key, value, int, 10)
+        number = number_option(key, value, int, 10)
         if number > 1000:
             raise ConfigError(f"option chunk_ms={value!r}: at most 1000")
         return number
-    if key == "temperature":
-        return _number(key, value, float, 0.0)
     if key == "output":
         if value not in ("audio", "text"):
             raise ConfigError(f"option output={value!r}: expected audio or text")
         return value
-    patterns = {"key_env": _ENV_NAME, "voice": _NAME, "api_version": _API_VERSION}
+    patterns = {"voice": _NAME, "api_version": _API_VERSION}
     if not patterns[key].fullmatch(value):
         raise ConfigError(f"option {key}={value!r}: not a valid {key.replace('_', ' ')}")
     return value

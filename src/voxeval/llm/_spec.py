@@ -42,7 +42,8 @@ class ModelSpec:
     """Typed ``?k=v`` options (defaults for those not given)."""
 
 
-def _number(key: str, value: Any, kind: type, minimum: float) -> Any:
+def number_option(key: str, value: Any, kind: type, minimum: float) -> Any:
+    """An option's number of ``kind``, at least ``minimum``; else a :class:`ConfigError` saying what is expected."""
     try:
         number = kind(value)
     except (TypeError, ValueError):
@@ -61,18 +62,18 @@ def convert_option(key: str, value: Any) -> Any:
             raise ConfigError(f"option key_env={value!r}: expected an environment variable name")
         return value
     if key in ("timeout", "rps"):
-        number = _number(key, value, float, 0.0)
+        number = number_option(key, value, float, 0.0)
         if number == 0:
             raise ConfigError(f"option {key}={value!r}: must be positive")
         return number
     if key in ("concurrency", "max_tokens"):
-        return _number(key, value, int, 1)
+        return number_option(key, value, int, 1)
     if key == "max_retries":
-        return _number(key, value, int, 0)
+        return number_option(key, value, int, 0)
     if key == "temperature":
-        return _number(key, value, float, 0.0)
+        return number_option(key, value, float, 0.0)
     if key == "thinking_budget":
-        return _number(key, value, int, -1)
+        return number_option(key, value, int, -1)
     if key == "reasoning_effort":
         if value not in (*REASONING_EFFORTS, "default"):
             known = ", ".join((*REASONING_EFFORTS, "default"))
