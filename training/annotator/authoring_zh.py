@@ -5,13 +5,15 @@
 The language-neutral checks of ``authoring.py``, pointed at ``zh-assistant``: every row passes ``data.validate_row``
 (styles, flaw names, labels, positive two-decimal importances summing to 1 with a unique maximum, no repeated act
 without ``split_ok``) and the span check; its ``source`` is a ``zh-assistant`` DEV input whose input text and domain
-the row repeats (the test split stays unseen); ids are new and replies are not repeated word for word. The Japanese
+the row repeats (the test split stays unseen); ids are new; no reply repeats another word for word or nearly (character
+similarity >= NEAR_DUPLICATE to another reply of the same input). The Japanese
 settled-cases conformance checker is not run (its rules match Japanese forms). Exits 0 only when all is clean.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -25,6 +27,9 @@ from voxeval.errors import VoxevalError
 DATASET = "zh-assistant"
 """The built-in dataset whose dev inputs the Mandarin replies answer."""
 
+NEAR_DUPLICATE = 0.9
+"""``difflib`` ratio from which two replies to the same input count as near-duplicates."""
+
 
 def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> list[str]:
     """``FILE:LINE (ID): problem`` for every problem of the rows."""
@@ -33,6 +38,7 @@ def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> list[str]:
     test = {s.id for s in dataset.split("test").samples}
     seen_ids: set[str] = set()
     seen_replies: set[str] = set()
+    by_source: dict[str, list[str]] = {}
     out: list[str] = []
     for path, line, row in rows:
         source = row.get("source")
@@ -58,7 +64,13 @@ def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> list[str]:
             reply = reply_of(row)
             if reply in seen_replies:
                 found.append("the reply repeats another row word for word")
+            elif any(
+                difflib.SequenceMatcher(None, reply, o).ratio() >= NEAR_DUPLICATE
+                for o in by_source.get(str(source), [])
+            ):
+                found.append("the reply nearly repeats another reply to the same input")
             seen_replies.add(reply)
+            by_source.setdefault(str(source), []).append(reply)
         out += [f"{path}:{line} ({row.get('id')}): {p}" for p in found]
     return out
 
@@ -73,7 +85,9 @@ def summary(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print every problem and the counts; 1 if anything is found, 2 if a file cannot be read."""
-    parser = argparse.ArgumentParser(prog="python -m training.annotator.authoring_zh", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m training.annotator.authoring_zh", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("paths", nargs="+", type=Path, help="authored Mandarin JSONL files")
     args = parser.parse_args(argv)
     try:
