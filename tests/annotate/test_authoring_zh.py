@@ -1,0 +1,70 @@
+"""The Mandarin authoring check (``training.annotator.authoring_zh``) passes the shipped rows, catches bad ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from training.annotator.authoring_zh import main, problems_in
+from training.annotator.data import ROOT, read_rows
+
+ZH_DIR = ROOT / "training" / "data" / "da-replies-zh"
+
+
+def _row(**changes: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": "zh-t-0001",
+        "author": "zh-a1",
+        "source": "zh-assistant:timer-001",
+        "domain": "timer",
+        "background": "",
+        "input_text": "定个三分钟的计时器。",
+        "style": "concise",
+        "flaw": None,
+        "segments": [{"text": "好的，三分钟计时开始了。", "act": "Commissive", "importance": 1.0}],
+    }
+    return {**row, **changes}
+
+
+def _problems(tmp_path: Path, *rows: dict[str, Any]) -> list[str]:
+    path = tmp_path / "x.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return problems_in(read_rows([path]))
+
+
+def test_the_shipped_mandarin_rows_pass() -> None:
+    assert main([str(p) for p in sorted(ZH_DIR.glob("*.jsonl"))]) == 0
+
+
+def test_a_good_row_passes(tmp_path: Path) -> None:
+    assert _problems(tmp_path, _row()) == []
+
+
+def test_bad_rows_are_caught(tmp_path: Path) -> None:
+    two = [
+        {"text": "好的，", "act": "Commissive", "importance": 0.5},
+        {"text": "开始了。", "act": "Inform", "importance": 0.5},
+    ]
+    cases = {
+        "test-split input": _row(source="zh-assistant:alarm-005"),
+        "zh-assistant dev input": _row(source="ja-assistant:alarm-002"),
+        "differs from the source": _row(input_text="别的话"),
+        "not unique": _row(segments=two),
+        "does not fit style": _row(style="flawed"),
+    }
+    # alarm-005 must really be a test-split id for the first case to mean anything
+    from voxeval.data import resolve_dataset
+
+    assert "alarm-005" in {s.id for s in resolve_dataset("zh-assistant").split("test").samples}
+    for expected, row in cases.items():
+        found = _problems(tmp_path, row)
+        assert any(expected in p for p in found), (expected, found)
+
+
+def test_repeated_and_near_duplicate_replies_are_caught(tmp_path: Path) -> None:
+    near = _row(id="zh-t-0002", segments=[{"text": "好的，三分钟计时开始啦。", "act": "Commissive", "importance": 1.0}])
+    same = _row(id="zh-t-0003")
+    found = _problems(tmp_path, _row(), near, same)
+    assert any("nearly repeats" in p for p in found)
+    assert any("word for word" in p for p in found)
