@@ -38,6 +38,8 @@ class LabelItem:
     """Reply audio, relative to the served root."""
     input_text: str = ""
     """What the user said, when known."""
+    background: str = ""
+    """The scenario the exchange happens in (``scenario_context.background``), when known."""
     input_audio: str | None = None
     """Input (or instruction) audio, relative to the served root."""
     instruction: str = ""
@@ -54,6 +56,7 @@ class LabelItem:
             "dataset": self.dataset,
             "reply_audio": self.reply_audio,
             "input_text": self.input_text,
+            "background": self.background,
             "input_audio": self.input_audio,
             "instruction": self.instruction,
             "attributes": self.attributes,
@@ -91,6 +94,7 @@ def _from_row(row: dict[str, Any], key: str, where: Location) -> LabelItem:
         dataset=_str(row, "dataset"),
         reply_audio=audio if isinstance(audio, str) else None,
         input_text=_str(row, "input_text"),
+        background=_str(row, "background"),
         input_audio=_str(row, "input_audio") or None,
         instruction=_str(row, "instruction", "instruct_text"),
         attributes=_attributes(row, where),
@@ -136,13 +140,15 @@ def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
             **row,
             "input_audio": source.get("audio"),
             "input_text": known.get("input_text") or _str(source, "text", "input_text"),
+            "background": known.get("background", ""),
         }
         items.append(_from_row(merged, key, Location(str(replies_path), None, key)))
     return items
 
 
 def load_file_items(path: Path) -> list[LabelItem]:
-    """Rows ``{"id", "text", "audio"?, "input_text"?, "input_audio"?, "instruction"?, "attributes"?}``."""
+    """Rows ``{"id", "text", "audio"?, "input_text"?, "background"?, "input_audio"?, "instruction"?,
+    "attributes"?}``."""
     items, seen = [], set()
     for line, row in read_jsonl(path):
         where = Location(str(path), line)

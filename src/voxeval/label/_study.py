@@ -80,7 +80,7 @@ class Study:
             item = self.by_key[sub.key]
             row = {**base, "key": item.key, "id": item.id, "dataset": item.dataset, "system": item.system}
             if self.task == "da":  # the text the spans index, so an exported gold row stands on its own
-                row.update(text=item.text, input_text=item.input_text)
+                row.update(text=item.text, input_text=item.input_text, background=item.background)
             self.log.append({**row, "status": STATUS[sub.action], **sub.body})
             return {"saved": item.key}
 
