@@ -118,6 +118,44 @@ def _recorded_inputs(run_dir: Path) -> dict[str, dict[str, str]]:
     }
 
 
+def _builtin_style_file(spec: str) -> str | None:
+    """This installation's file of a built-in style set name (another candidate for the recorded path)."""
+    from importlib import resources
+
+    if Path(spec).suffix == ".jsonl":
+        return None
+    style = resources.files("voxeval.data.builtin").joinpath("style")
+    path = Path(str(style.joinpath(f"{spec.removeprefix('style/')}.jsonl")))
+    return str(path) if path.is_file() else None
+
+
+def _recorded_style(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """Instruction text and requested attributes of every item of a style run, by sample key, from the style sets
+    its ``config.json`` recorded (found by path and sha256, never a same-named file); empty for other runs."""
+    from voxeval.run._config import read_config, settings_of
+    from voxeval.run._names import split_named
+    from voxeval.run._recorded import locate_recorded
+    from voxeval.style._sets import load_style_set
+
+    config = read_config(run_dir)
+    if config is None or (config.get("settings") or {}).get("benchmark") != "style":
+        return {}
+    specs, recorded = settings_of(config, run_dir).datasets, config.get("datasets")
+    if not isinstance(recorded, dict) or len(recorded) != len(specs):
+        where = Location(str(run_dir / "config.json"), field="datasets")
+        raise InputError(where, "must record one {path, sha256} per dataset of the settings; not a voxeval config")
+    out = {}
+    for spec, (name, entry) in zip(specs, recorded.items(), strict=True):
+        path = locate_recorded(run_dir, entry, f"datasets.{name}", also=_builtin_style_file(split_named(spec)[1]))
+        for item in load_style_set(path).items:
+            out[sample_key(name, item.id)] = {"instruction": item.instruction, "attributes": dict(item.requirements)}
+    return out
+
+
+def _recorded(run_dir: Path, task: Task) -> dict[str, dict[str, Any]]:
+    return _recorded_inputs(run_dir) if task == "da" else _recorded_style(run_dir)
+
+
 def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
     """The run's replies that can be judged: ``ok`` replies with text (DA: the channel the run scores, e.g. the
     ASR transcript of a spoken reply) or with audio (style). Logs are read through the run's checked reader."""
@@ -127,22 +165,26 @@ def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
     if not replies_path.exists():
         raise InputError(Location(str(replies_path)), "missing: not a run directory (no replies.jsonl)")
     inputs = read_run_log(run_dir / "inputs.jsonl")
-    recorded = _recorded_inputs(run_dir) if task == "da" else {}
-    replies = read_replies(run_dir) if recorded else read_run_log(replies_path)
+    recorded = _recorded(run_dir, task)
+    replies = read_replies(run_dir) if recorded and task == "da" else read_run_log(replies_path)
     items = []
     for key, row in sorted(replies.items()):
         if row.get("status") != "ok" or not (row.get("text") if task == "da" else row.get("audio")):
             continue  # failed or empty replies carry nothing to judge
         sample = sample_key(row["dataset"], row["id"])
-        source = inputs.get(sample, {})
-        known = recorded.get(sample, {})
+        source, known = inputs.get(sample, {}), recorded.get(sample, {})
+        where = Location(str(replies_path), None, key)
+        if task == "style" and recorded and not known:
+            raise InputError(where, f"{sample!r} is not an item of the style sets config.json recorded")
         merged = {
             **row,
             "input_audio": source.get("audio"),
             "input_text": known.get("input_text") or _str(source, "text", "input_text"),
             "background": known.get("background", ""),
+            "instruction": known.get("instruction", ""),
+            "attributes": known.get("attributes", {}),
         }
-        items.append(_from_row(merged, key, Location(str(replies_path), None, key)))
+        items.append(_from_row(merged, key, where))
     return items
 
 
