@@ -35,7 +35,7 @@ def resume_seed(path: Path, rows: list[dict[str, Any]], asked: int | None, deriv
     seed is refused, so one file never mixes two orders), else ``asked``, else ``derived`` from name and task."""
     if asked is not None and (isinstance(asked, bool) or not 0 <= asked < 2**32):
         raise InputError(Location("--seed"), f"must be an integer in [0, 2**32), got {asked!r}")
-    recorded = {r.get("seed") for r in rows}
+    recorded: set[Any] = {r.get("seed") for r in rows}
     if not recorded:
         return derived if asked is None else asked
     if len(recorded) > 1 or not all(isinstance(x, int) and not isinstance(x, bool) for x in recorded):
