@@ -15,11 +15,14 @@ from voxeval.label._submit import check_submission
 @pytest.fixture(scope="module")
 def da_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny dialogue-act run: the gold replies echoed, the input audio made by the instant tone engine."""
+    return _run(tmp_path_factory.mktemp("export") / "run", "ja-assistant", 3)
+
+
+def _run(out: Path, dataset: str, limit: int) -> Path:
     import tests.run.realtime_doubles  # noqa: F401  (registers the instant tone-tts engine)
     from voxeval.cli import main
 
-    out = tmp_path_factory.mktemp("export") / "run"
-    args = ["run", "--dataset", "ja-assistant", "--limit", "3", "--annotator", "gold", "--tts", "tone-tts"]
+    args = ["run", "--dataset", dataset, "--limit", str(limit), "--annotator", "gold", "--tts", "tone-tts"]
     from voxeval.report import _plots as plots
 
     with pytest.MonkeyPatch.context() as patch:  # the report's figures are not what is tested here: skip drawing
@@ -51,6 +54,7 @@ def test_exported_labels_are_gold_for_annotator_check(
         sample = gold[item.id]
         assert row["input"]["text"] == sample.input_text  # from the dataset the run recorded, not a placeholder
         assert row["scenario_context"]["background"] == sample.background
+        assert row["input"]["locale"] == sample.locale == "ja-JP"
         assert row["output"]["text"] == sample.output_text
         assert row["output_dialogue_acts"]["steps"][0]["span"] == sample.output_text
     capsys.readouterr()
@@ -64,6 +68,23 @@ def test_exported_labels_are_gold_for_annotator_check(
     assert (figures["samples"], figures["failed"]) == (2, 0)  # both labelled replies scored as gold
     assert {"wed_mean", "wlcs_mean", "exact_sequence_rate", "macro_f1"} <= figures.keys()
     assert sum(figures["per_label"][a]["support"] for a in figures["per_label"]) == 2
+
+
+def test_exported_gold_keeps_the_recorded_locale(tmp_path: Path) -> None:
+    """An English run's labels stay English gold (without input.locale a gold row would be read as Japanese)."""
+    from voxeval.cli import main
+    from voxeval.data import parse_gold, read_jsonl
+    from voxeval.errors import Location
+
+    run = _run(tmp_path / "run", "en-assistant", 1)
+    study = Study(run, load_run_items(run, "da"), "da", "ann")
+    (item,) = study.items
+    step = {"act": "Commissive", "importance": 1.0, "start": 0, "end": len(item.text), "text": item.text}
+    study.submit(check_submission({"action": "label", "key": item.key, "steps": [step]}, "da", study.by_key))
+    assert main(["agreement", str(run), "--task", "da", "--export", str(tmp_path / "g.jsonl")]) == 0
+    ((_, row),) = read_jsonl(tmp_path / "g.jsonl")
+    assert row["input"]["locale"] == "en-US"
+    assert parse_gold(row, Location("g")).language == "en"
 
 
 @pytest.mark.parametrize("input_text", [None, ""])

@@ -25,6 +25,7 @@ def register(commands: Any) -> None:
         "--seed",
         type=int,
         default=None,
+        metavar="N",
         help="seed of your item order, recorded in every saved row (default: the one your file records when you "
         "resume, else one derived from labeller and task); a seed other than your file's is refused",
     )

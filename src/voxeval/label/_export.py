@@ -60,7 +60,7 @@ def gold_row(row: dict[str, Any], where: Location) -> dict[str, Any]:
     return {
         "id": row["key"],
         "scenario_context": {"background": row.get("background", "")},
-        "input": {"text": row["input_text"]},
+        "input": {"text": row["input_text"], **({"locale": row["locale"]} if row.get("locale") else {})},
         "output": {"text": row["text"]},
         "output_dialogue_acts": {"steps": steps},
         "labeller": row["labeller"],

@@ -40,6 +40,8 @@ class LabelItem:
     """What the user said, when known."""
     background: str = ""
     """The scenario the exchange happens in (``scenario_context.background``), when known."""
+    locale: str = ""
+    """The input's locale (``input.locale``, e.g. ``en-US``), when known."""
     input_audio: str | None = None
     """Input (or instruction) audio, relative to the served root."""
     instruction: str = ""
@@ -95,6 +97,7 @@ def _from_row(row: dict[str, Any], key: str, where: Location) -> LabelItem:
         reply_audio=audio if isinstance(audio, str) else None,
         input_text=_str(row, "input_text"),
         background=_str(row, "background"),
+        locale=_str(row, "locale"),
         input_audio=_str(row, "input_audio") or None,
         instruction=_str(row, "instruction", "instruct_text"),
         attributes=_attributes(row, where),
@@ -112,7 +115,7 @@ def _recorded_inputs(run_dir: Path) -> dict[str, dict[str, str]]:
         return {}
     datasets = recorded_datasets(run_dir, config, settings_of(config, run_dir))
     return {
-        sample_key(d.name, s.id): {"input_text": s.input_text, "background": s.background}
+        sample_key(d.name, s.id): {"input_text": s.input_text, "background": s.background, "locale": s.locale}
         for d in datasets
         for s in d.samples
     }
@@ -181,6 +184,7 @@ def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
             "input_audio": source.get("audio"),
             "input_text": known.get("input_text") or _str(source, "text", "input_text"),
             "background": known.get("background", ""),
+            "locale": known.get("locale", ""),
             "instruction": known.get("instruction", ""),
             "attributes": known.get("attributes", {}),
         }
@@ -189,7 +193,7 @@ def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
 
 
 def load_file_items(path: Path) -> list[LabelItem]:
-    """Rows ``{"id", "text", "audio"?, "input_text"?, "background"?, "input_audio"?, "instruction"?,
+    """Rows ``{"id", "text", "audio"?, "input_text"?, "background"?, "locale"?, "input_audio"?, "instruction"?,
     "attributes"?}``."""
     items, seen = [], set()
     for line, row in read_jsonl(path):

@@ -103,6 +103,7 @@ class Study:
             row = {**base, "key": item.key, "id": item.id, "dataset": item.dataset, "system": item.system}
             if self.task == "da":  # the text the spans index, so an exported gold row stands on its own
                 row.update(text=item.text, input_text=item.input_text, background=item.background)
+                row.update({"locale": item.locale} if item.locale else {})
             self.log.append({**row, "status": STATUS[sub.action], **sub.body})
             return {"saved": item.key}
 
