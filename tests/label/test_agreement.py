@@ -29,7 +29,8 @@ def _do(study: Study, body: dict[str, object]) -> None:
 @pytest.fixture()
 def run(tmp_path: Path) -> Path:
     items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps({"id": k, "text": t}) + "\n" for k, t in TEXTS.items()), encoding="utf-8")
+    rows = [{"id": k, "text": t, "input_text": f"q-{k}", "background": f"b-{k}"} for k, t in TEXTS.items()]
+    items.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     ann, bob = (Study(tmp_path, load_file_items(items), "da", who) for who in ("ann", "bob"))
     _do(ann, {"action": "label", "key": "k1", "steps": _steps("k1", ("Commissive", 1, 0, 5))})
     _do(ann, {"action": "label", "key": "k2", "steps": _steps("k2", ("Answer", 0.7, 0, 4), ("Inform", 0.3, 4, 8))})
@@ -91,6 +92,7 @@ def test_export_gives_gold_rows_and_ratings(run: Path) -> None:
     rows = [r for _, r in read_jsonl(run / "g.jsonl")]
     assert [r["id"] for r in rows] == ["k1", "k2"]
     assert rows[1]["output"]["text"] == "abcdefgh"
+    assert (rows[1]["input"]["text"], rows[1]["scenario_context"]["background"]) == ("q-k2", "b-k2")
     assert rows[1]["output_dialogue_acts"]["steps"] == [{"act": "Answer", "importance": 1.0, "span": "abcd"}]
     from voxeval.data import parse_gold
     from voxeval.errors import Location

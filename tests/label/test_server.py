@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from voxeval.errors import InputError
-from voxeval.label import Study, load_file_items
+from voxeval.label import Study, check_submission, load_file_items
 from voxeval.label._server import LabelServer
 
 A, B = "はい、承知しました。", "タイマーを3分にセットしました。"
@@ -182,6 +182,8 @@ def test_style_scores_must_be_1_to_5(style: LabelServer) -> None:
         (["--labeller", ""], "--labeller"),
         (["--source", "missing.jsonl"], "not found"),
         (["--source", "."], "no replies.jsonl"),
+        (["--labeller", "ann", "--seed", "-1"], "--seed: must be an integer in [0, 2**32)"),
+        (["--labeller", "ann", "--seed", str(2**32)], "--seed: must be an integer in [0, 2**32)"),
     ],
 )
 def test_label_refuses_bad_arguments_before_serving(
@@ -216,3 +218,39 @@ def test_a_run_directorys_items_carry_the_recorded_input_text_and_the_scored_rep
     (out / "inputs.jsonl").write_text('{"foo": 1}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"inputs\.jsonl:1"):
         load_run_items(out, "da")
+
+
+def test_the_order_seed_is_chosen_recorded_and_kept_on_resume(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voxeval.cli import main
+    from voxeval.label._items import order_seed
+
+    items = load_file_items(root / "items.jsonl")
+    default = Study(root, items, "da", "ann")
+    seeded = Study(root, items, "da", "ann", seed=7)
+    assert (default.seed, seeded.seed) == (order_seed("ann", "da"), 7)
+    assert {Study(root, items, "da", "ann", seed=s).seed for s in (7, 8)} == {7, 8}  # nothing saved yet: any seed
+    seeded.submit(check_submission({"action": "flag", "key": seeded.items[0].key}, "da", seeded.by_key))
+    assert json.loads(seeded.path.read_text(encoding="utf-8"))["seed"] == 7
+    resumed = Study(root, items, "da", "ann")  # no --seed: the file's seed wins over the derived one
+    assert resumed.seed == 7 and [i.key for i in resumed.items] == [i.key for i in seeded.items]
+    assert Study(root, items, "da", "ann", seed=7).seed == 7
+    with pytest.raises(InputError, match=r"ann\.jsonl, field seed: .*order of seed 7; resume with --seed 7"):
+        Study(root, items, "da", "ann", seed=8)
+    before = seeded.path.read_bytes()
+    monkeypatch.chdir(root)
+    assert main(["label", "items.jsonl", "--task", "da", "--labeller", "ann", "--seed", "8"]) == 2
+    assert "resume with --seed 7" in capsys.readouterr().err
+    assert seeded.path.read_bytes() == before
+    assert Study(root, items, "da", "bob", seed=8).seed == 8  # another labeller's file is theirs
+
+
+@pytest.mark.parametrize("bad", [[3, 4], ["3"], [None], [True]])
+def test_a_file_recording_several_or_malformed_seeds_is_refused(root: Path, bad: list[object]) -> None:
+    path = root / "human" / "da" / "ann.jsonl"
+    path.parent.mkdir(parents=True)
+    rows = [{"n": n, "key": "s1", "status": "flagged", "seed": seed} for n, seed in enumerate(bad, start=1)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(InputError, match="field seed: rows record more than one or a malformed seed"):
+        Study(root, load_file_items(root / "items.jsonl"), "da", "ann")

@@ -22,6 +22,14 @@ def register(commands: Any) -> None:
     p.add_argument("--task", choices=("da", "style"), required=True)
     p.add_argument("--labeller", default=None, help="your name (a file name; default: the login name)")
     p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed of your item order, recorded in every saved row (default: the one your file records when you "
+        "resume, else one derived from labeller and task); a seed other than your file's is refused",
+    )
+    p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; share only on a trusted network)"
     )
     p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
@@ -67,7 +75,7 @@ def _label(args: argparse.Namespace) -> int:
     root, items = _root_and_items(args.source, args.task)
     if not items:
         raise InputError(Location(str(args.source)), f"nothing to judge for --task {args.task}")
-    study = Study(root, items, args.task, labeller)
+    study = Study(root, items, args.task, labeller, seed=args.seed)
     server = LabelServer((args.host, args.port), study, show_system=args.show_system)
     print(f"voxeval label: {len(items)} items, labeller {labeller}, order seed {study.seed}")
     print(f"judgements go to {study.path}")

@@ -47,13 +47,20 @@ def _only_labeller(judgements: dict[str, Any], labeller: str | None, folder: Pat
     return next(iter(judgements))
 
 
-def gold_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A labelled reply as a gold row of the paper's schema (spans and importances as entered)."""
+def gold_row(row: dict[str, Any], where: Location) -> dict[str, Any]:
+    """A labelled reply as a gold row of the paper's schema (spans and importances as entered); the user's input
+    and the scenario are those the labeller saw (a run's recorded dataset, or the items file's fields)."""
+    if not row.get("input_text"):
+        raise InputError(
+            where.child("input_text"),
+            f"{row['key']!r}: the user's input is not known, so the row cannot be gold (label a run directory whose "
+            "config.json records its dataset, or give input_text in the items file)",
+        )
     steps = [{"act": s["act"], "importance": s["importance"], "span": s["span"]} for s in row["steps"]]
     return {
         "id": row["key"],
-        "scenario_context": {"background": ""},
-        "input": {"text": row.get("input_text") or f"(input of {row['id']} not recorded in the run)"},
+        "scenario_context": {"background": row.get("background", "")},
+        "input": {"text": row["input_text"], **({"locale": row["locale"]} if row.get("locale") else {})},
         "output": {"text": row["text"]},
         "output_dialogue_acts": {"steps": steps},
         "labeller": row["labeller"],
@@ -77,6 +84,7 @@ def export_labels(root: Path, task: str, out: Path, labeller: str | None = None)
         ]
     else:
         who = _only_labeller(judgements, labeller, folder)
-        rows = [gold_row(r) for k, r in sorted(judgements[who].items()) if r["status"] == "labelled"]
+        where = Location(str(folder / f"{who}.jsonl"))
+        rows = [gold_row(r, where) for k, r in sorted(judgements[who].items()) if r["status"] == "labelled"]
     atomic_write_jsonl(out, rows)
     return len(rows)

@@ -38,6 +38,10 @@ class LabelItem:
     """Reply audio, relative to the served root."""
     input_text: str = ""
     """What the user said, when known."""
+    background: str = ""
+    """The scenario the exchange happens in (``scenario_context.background``), when known."""
+    locale: str = ""
+    """The input's locale (``input.locale``, e.g. ``en-US``), when known."""
     input_audio: str | None = None
     """Input (or instruction) audio, relative to the served root."""
     instruction: str = ""
@@ -54,6 +58,7 @@ class LabelItem:
             "dataset": self.dataset,
             "reply_audio": self.reply_audio,
             "input_text": self.input_text,
+            "background": self.background,
             "input_audio": self.input_audio,
             "instruction": self.instruction,
             "attributes": self.attributes,
@@ -91,6 +96,8 @@ def _from_row(row: dict[str, Any], key: str, where: Location) -> LabelItem:
         dataset=_str(row, "dataset"),
         reply_audio=audio if isinstance(audio, str) else None,
         input_text=_str(row, "input_text"),
+        background=_str(row, "background"),
+        locale=_str(row, "locale"),
         input_audio=_str(row, "input_audio") or None,
         instruction=_str(row, "instruction", "instruct_text"),
         attributes=_attributes(row, where),
@@ -108,10 +115,48 @@ def _recorded_inputs(run_dir: Path) -> dict[str, dict[str, str]]:
         return {}
     datasets = recorded_datasets(run_dir, config, settings_of(config, run_dir))
     return {
-        sample_key(d.name, s.id): {"input_text": s.input_text, "background": s.background}
+        sample_key(d.name, s.id): {"input_text": s.input_text, "background": s.background, "locale": s.locale}
         for d in datasets
         for s in d.samples
     }
+
+
+def _builtin_style_file(spec: str) -> str | None:
+    """This installation's file of a built-in style set name (another candidate for the recorded path)."""
+    from importlib import resources
+
+    if Path(spec).suffix == ".jsonl":
+        return None
+    style = resources.files("voxeval.data.builtin").joinpath("style")
+    path = Path(str(style.joinpath(f"{spec.removeprefix('style/')}.jsonl")))
+    return str(path) if path.is_file() else None
+
+
+def _recorded_style(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """Instruction text and requested attributes of every item of a style run, by sample key, from the style sets
+    its ``config.json`` recorded (found by path and sha256, never a same-named file); empty for other runs."""
+    from voxeval.run._config import read_config, settings_of
+    from voxeval.run._names import split_named
+    from voxeval.run._recorded import locate_recorded
+    from voxeval.style._sets import load_style_set
+
+    config = read_config(run_dir)
+    if config is None or (config.get("settings") or {}).get("benchmark") != "style":
+        return {}
+    specs, recorded = settings_of(config, run_dir).datasets, config.get("datasets")
+    if not isinstance(recorded, dict) or len(recorded) != len(specs):
+        where = Location(str(run_dir / "config.json"), field="datasets")
+        raise InputError(where, "must record one {path, sha256} per dataset of the settings; not a voxeval config")
+    out = {}
+    for spec, (name, entry) in zip(specs, recorded.items(), strict=True):
+        path = locate_recorded(run_dir, entry, f"datasets.{name}", also=_builtin_style_file(split_named(spec)[1]))
+        for item in load_style_set(path).items:
+            out[sample_key(name, item.id)] = {"instruction": item.instruction, "attributes": dict(item.requirements)}
+    return out
+
+
+def _recorded(run_dir: Path, task: Task) -> dict[str, dict[str, Any]]:
+    return _recorded_inputs(run_dir) if task == "da" else _recorded_style(run_dir)
 
 
 def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
@@ -123,26 +168,33 @@ def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
     if not replies_path.exists():
         raise InputError(Location(str(replies_path)), "missing: not a run directory (no replies.jsonl)")
     inputs = read_run_log(run_dir / "inputs.jsonl")
-    recorded = _recorded_inputs(run_dir) if task == "da" else {}
-    replies = read_replies(run_dir) if recorded else read_run_log(replies_path)
+    recorded = _recorded(run_dir, task)
+    replies = read_replies(run_dir) if recorded and task == "da" else read_run_log(replies_path)
     items = []
     for key, row in sorted(replies.items()):
         if row.get("status") != "ok" or not (row.get("text") if task == "da" else row.get("audio")):
             continue  # failed or empty replies carry nothing to judge
         sample = sample_key(row["dataset"], row["id"])
-        source = inputs.get(sample, {})
-        known = recorded.get(sample, {})
+        source, known = inputs.get(sample, {}), recorded.get(sample, {})
+        where = Location(str(replies_path), None, key)
+        if task == "style" and recorded and not known:
+            raise InputError(where, f"{sample!r} is not an item of the style sets config.json recorded")
         merged = {
             **row,
             "input_audio": source.get("audio"),
             "input_text": known.get("input_text") or _str(source, "text", "input_text"),
+            "background": known.get("background", ""),
+            "locale": known.get("locale", ""),
+            "instruction": known.get("instruction", ""),
+            "attributes": known.get("attributes", {}),
         }
-        items.append(_from_row(merged, key, Location(str(replies_path), None, key)))
+        items.append(_from_row(merged, key, where))
     return items
 
 
 def load_file_items(path: Path) -> list[LabelItem]:
-    """Rows ``{"id", "text", "audio"?, "input_text"?, "input_audio"?, "instruction"?, "attributes"?}``."""
+    """Rows ``{"id", "text", "audio"?, "input_text"?, "background"?, "locale"?, "input_audio"?, "instruction"?,
+    "attributes"?}``."""
     items, seen = [], set()
     for line, row in read_jsonl(path):
         where = Location(str(path), line)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.data import AppendLog
+from voxeval.errors import InputError, Location
 from voxeval.label._items import LabelItem, Task, order_seed, ordered
 from voxeval.label._submit import Submission
 
@@ -29,16 +30,37 @@ def active_rows(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return current
 
 
+def resume_seed(path: Path, rows: list[dict[str, Any]], asked: int | None, derived: int) -> int:
+    """The order seed of a labeller's study: the one their file records when they resume (a different ``asked``
+    seed is refused, so one file never mixes two orders), else ``asked``, else ``derived`` from name and task."""
+    if asked is not None and (isinstance(asked, bool) or not 0 <= asked < 2**32):
+        raise InputError(Location("--seed"), f"must be an integer in [0, 2**32), got {asked!r}")
+    recorded: set[Any] = {r.get("seed") for r in rows}
+    if not recorded:
+        return derived if asked is None else asked
+    if len(recorded) > 1 or not all(isinstance(x, int) and not isinstance(x, bool) for x in recorded):
+        found = ", ".join(sorted(map(repr, recorded)))
+        raise InputError(Location(str(path), None, "seed"), f"rows record more than one or a malformed seed: {found}")
+    (seed,) = recorded
+    if asked is not None and asked != seed:
+        raise InputError(
+            Location(str(path), None, "seed"),
+            f"this file's judgements were made in the order of seed {seed}; resume with --seed {seed} "
+            f"(or leave --seed out), or label under another --labeller to use seed {asked}",
+        )
+    return int(seed)
+
+
 class Study:
     """Items of one task in one labeller's order, and their judgements in ``human/<task>/<labeller>.jsonl``."""
 
     def __init__(self, root: Path, items: list[LabelItem], task: Task, labeller: str, *, seed: int | None = None):
         self.root, self.task, self.labeller = root, task, labeller
-        self.seed = order_seed(labeller, task) if seed is None else seed
-        self.items = ordered(items, self.seed)
-        self.by_key = {i.key: i for i in self.items}
         self.path = root / "human" / task / f"{labeller}.jsonl"
         self.log = AppendLog(self.path, key="n")
+        self.seed = resume_seed(self.path, self._rows(), seed, order_seed(labeller, task))
+        self.items = ordered(items, self.seed)
+        self.by_key = {i.key: i for i in self.items}
         self._lock = threading.Lock()  # two tabs of one labeller: one append at a time
 
     def _rows(self) -> list[dict[str, Any]]:
@@ -80,7 +102,8 @@ class Study:
             item = self.by_key[sub.key]
             row = {**base, "key": item.key, "id": item.id, "dataset": item.dataset, "system": item.system}
             if self.task == "da":  # the text the spans index, so an exported gold row stands on its own
-                row.update(text=item.text, input_text=item.input_text)
+                row.update(text=item.text, input_text=item.input_text, background=item.background)
+                row.update({"locale": item.locale} if item.locale else {})
             self.log.append({**row, "status": STATUS[sub.action], **sub.body})
             return {"saved": item.key}
 
