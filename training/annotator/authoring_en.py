@@ -3,10 +3,11 @@
     python -m training.annotator.authoring_en FILE ...
 
 The language-neutral checks of ``authoring.py`` (the row validator and the span check of ``data.py``), with the
-source read against ``en-assistant``: every row answers an en-assistant DEV input (never a test one) and copies its
-``domain``, ``background`` and ``input_text`` exactly; ids are unique across the files, author is ``en-a1``-style
-(non-empty), and no two rows have the same reply to the same input. The Japanese conformance checker is not run
-(its rules match Japanese forms). Exits 0 only when clean, 1 on problems, 2 when a file cannot be read.
+source read against ``en-assistant``: every row answers an en-assistant DEV input (never a test one), copies its
+``domain``, ``background`` and ``input_text`` exactly, and its input text is no test-split input's text (the test
+split stays unseen); ids are unique across the files and no input gets the same reply twice. The Japanese
+conformance checker is not run (its rules match Japanese forms). Exits 0 only when clean, 1 on problems, 2 when a
+file cannot be read.
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ def _dev_inputs() -> dict[str, Any]:
     return {s.id: s for s in resolve_dataset(DATASET).split("dev").samples}
 
 
+def _test_inputs() -> set[str]:
+    return {s.input_text.strip() for s in resolve_dataset(DATASET).split("test").samples}
+
+
 def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> list[str]:
     """``FILE:LINE (ID): problem`` for every problem of the rows."""
     dev = _dev_inputs()
+    test_inputs = _test_inputs()
     seen_ids: set[str] = set()
     seen_replies: set[tuple[str, str]] = set()
     out: list[str] = []
@@ -52,6 +58,8 @@ def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> list[str]:
             ):
                 if row.get(key) != want:
                     found.append(f"{key} {row.get(key)!r} differs from {source}'s {want!r}")
+        if str(row.get("input_text", "")).strip() in test_inputs:
+            found.append("input_text is also an input of the test split (which must stay unseen)")
         if not found and (str(source), reply_of(row)) in seen_replies:
             found.append("the same reply to the same input appears twice")
         if row.get("id") in seen_ids:
