@@ -209,26 +209,36 @@ static double fsum_result(Partials *s) {
 /* ---- one pair ---- */
 typedef struct {
     double *best;  /* m + 1 */
-    double *dist;  /* (m + 1) * (n + 1) */
+    double *rows;  /* a stack of cost-table rows of n + 1 (see wed_rows) */
     int8_t *kind;  /* m + n */
     Py_ssize_t *at_pred, *at_gold;
     double *cost;
-    size_t best_cap, dist_cap, ops_cap;
+    size_t best_cap, rows_cap, ops_cap;
 } Work;
 
+#define BLOCK 8 /* _wed._BLOCK */
+
+/* Rows of n + 1 the span walk needs for m prediction steps: one middle row per level of halving, the block of a
+   short span and the spare row of a forward pass. */
+static size_t wed_rows(Py_ssize_t m) {
+    size_t levels = 0;
+    for (Py_ssize_t span = m; span > BLOCK; span = span - span / 2) levels++;
+    return levels + BLOCK + 3;
+}
+
 static int work_fit(Work *w, Py_ssize_t m, Py_ssize_t n) {
-    size_t need_best = (size_t)m + 1, need_dist = ((size_t)m + 1) * ((size_t)n + 1), need_ops = (size_t)(m + n) + 1;
+    size_t need_best = (size_t)m + 1, need_rows = wed_rows(m) * ((size_t)n + 1), need_ops = (size_t)(m + n) + 1;
     if (need_best > w->best_cap) {
         double *p = PyMem_Realloc(w->best, need_best * sizeof(double));
         if (!p) return -1;
         w->best = p;
         w->best_cap = need_best;
     }
-    if (need_dist > w->dist_cap) {
-        double *p = PyMem_Realloc(w->dist, need_dist * sizeof(double));
+    if (need_rows > w->rows_cap) {
+        double *p = PyMem_Realloc(w->rows, need_rows * sizeof(double));
         if (!p) return -1;
-        w->dist = p;
-        w->dist_cap = need_dist;
+        w->rows = p;
+        w->rows_cap = need_rows;
     }
     if (need_ops > w->ops_cap) {
         int8_t *k = PyMem_Realloc(w->kind, need_ops);
@@ -250,7 +260,7 @@ static int work_fit(Work *w, Py_ssize_t m, Py_ssize_t n) {
 
 static void work_free(Work *w) {
     PyMem_Free(w->best);
-    PyMem_Free(w->dist);
+    PyMem_Free(w->rows);
     PyMem_Free(w->kind);
     PyMem_Free(w->at_pred);
     PyMem_Free(w->at_gold);
@@ -279,56 +289,102 @@ static double lcs(const int8_t *gc, const double *gw, Py_ssize_t n, const int8_t
 
 static double sub_cost(int8_t p, double wp, int8_t g, double wg) { return p == g ? 0.0 : (wp + wg) / 2.0; }
 
-/* _wed._table and _wed._backtrace; the ops are stored back to front, their count returned. */
+/* _wed._choice: the step back from (i, j), i > 0: 0 diagonal, 1 deletion, 2 insertion. */
+static int wed_choice(int8_t p, double wp, const int8_t *gc, const double *gw, const double *up, const double *row,
+                      Py_ssize_t j) {
+    double here = row[j];
+    if (j > 0 && fabs(up[j - 1] + sub_cost(p, wp, gc[j - 1], gw[j - 1]) - here) <= TIE) return 0;
+    if (j == 0 || fabs(up[j] + wp - here) <= TIE) return 1;
+    return 2;
+}
+
+/* _wed._next_row: row i (columns 0..e) from row i - 1. */
+static void wed_next_row(const double *up, int8_t p, double wp, const int8_t *gc, const double *gw, Py_ssize_t e,
+                         double *row) {
+    row[0] = up[0] + wp;
+    for (Py_ssize_t j = 1; j <= e; j++) {
+        double best = up[j - 1] + sub_cost(p, wp, gc[j - 1], gw[j - 1]);
+        double del = up[j] + wp;
+        if (del < best) best = del;
+        double ins = row[j - 1] + gw[j - 1];
+        if (ins < best) best = ins;
+        row[j] = best;
+    }
+}
+
+typedef struct {
+    const int8_t *gc, *pc;
+    const double *gw, *pw;
+    Py_ssize_t width; /* n + 1 */
+    Work *w;
+    Py_ssize_t count;
+} Walk;
+
+static void wed_push(Walk *k, int choice, Py_ssize_t i, Py_ssize_t j) {
+    Work *w = k->w;
+    Py_ssize_t o = k->count++;
+    if (choice == 0) {
+        double cost = sub_cost(k->pc[i - 1], k->pw[i - 1], k->gc[j - 1], k->gw[j - 1]);
+        w->kind[o] = (cost == 0.0 && k->pc[i - 1] == k->gc[j - 1]) ? OP_MATCH : OP_SUBSTITUTION;
+        w->at_pred[o] = i - 1;
+        w->at_gold[o] = j - 1;
+        w->cost[o] = cost;
+    } else if (choice == 1) {
+        w->kind[o] = OP_DELETION;
+        w->at_pred[o] = i - 1;
+        w->at_gold[o] = -1;
+        w->cost[o] = k->pw[i - 1];
+    } else {
+        w->kind[o] = OP_INSERTION;
+        w->at_pred[o] = -1;
+        w->at_gold[o] = j - 1;
+        w->cost[o] = k->gw[j - 1];
+    }
+}
+
+/* _wed._span: the path back from (i, j) until row top (costs top_row); returns its column there. free_rows is
+   the unused part of the row stack. */
+static Py_ssize_t wed_span(Walk *k, Py_ssize_t top, const double *top_row, Py_ssize_t i, Py_ssize_t j,
+                           double *free_rows) {
+    Py_ssize_t width = k->width;
+    if (i - top <= BLOCK) {
+        for (Py_ssize_t r = top + 1; r <= i; r++) {
+            const double *up = r == top + 1 ? top_row : free_rows + (r - top - 2) * width;
+            wed_next_row(up, k->pc[r - 1], k->pw[r - 1], k->gc, k->gw, j, free_rows + (r - top - 1) * width);
+        }
+        while (i > top) {
+            const double *up = i == top + 1 ? top_row : free_rows + (i - top - 2) * width;
+            const double *row = free_rows + (i - top - 1) * width;
+            int choice = wed_choice(k->pc[i - 1], k->pw[i - 1], k->gc, k->gw, up, row, j);
+            wed_push(k, choice, i, j);
+            if (choice != 2) i--;
+            if (choice != 1) j--;
+        }
+        return j;
+    }
+    Py_ssize_t mid = (top + i) / 2;
+    double *middle = free_rows, *spare = free_rows + width;
+    const double *up = top_row;
+    for (Py_ssize_t r = top + 1; r <= mid; r++) {
+        /* Alternate between the two rows so that row mid lands in middle. */
+        double *row = ((mid - r) % 2 == 0) ? middle : spare;
+        wed_next_row(up, k->pc[r - 1], k->pw[r - 1], k->gc, k->gw, j, row);
+        up = row;
+    }
+    Py_ssize_t column = wed_span(k, mid, middle, i, j, free_rows + width);
+    return wed_span(k, top, top_row, mid, column, free_rows);
+}
+
+/* _wed._path; the ops are stored back to front, their count returned. Memory: O((m + n) log m), not the table. */
 static Py_ssize_t wed_path(const int8_t *gc, const double *gw, Py_ssize_t n, const int8_t *pc, const double *pw,
                            Py_ssize_t m, Work *w) {
-    double *d = w->dist;
-    Py_ssize_t width = n + 1;
-    d[0] = 0.0;
-    for (Py_ssize_t j = 1; j <= n; j++) d[j] = d[j - 1] + gw[j - 1];
-    for (Py_ssize_t i = 1; i <= m; i++) {
-        double wp = pw[i - 1];
-        double *row = d + i * width, *up = d + (i - 1) * width;
-        row[0] = up[0] + wp;
-        for (Py_ssize_t j = 1; j <= n; j++) {
-            double best = up[j - 1] + sub_cost(pc[i - 1], wp, gc[j - 1], gw[j - 1]);
-            double del = up[j] + wp;
-            if (del < best) best = del;
-            double ins = row[j - 1] + gw[j - 1];
-            if (ins < best) best = ins;
-            row[j] = best;
-        }
-    }
-    Py_ssize_t count = 0, i = m, j = n;
-    while (i > 0 || j > 0) {
-        double here = d[i * width + j];
-        if (i > 0 && j > 0) {
-            double cost = sub_cost(pc[i - 1], pw[i - 1], gc[j - 1], gw[j - 1]);
-            if (fabs(d[(i - 1) * width + (j - 1)] + cost - here) <= TIE) {
-                w->kind[count] = (cost == 0.0 && pc[i - 1] == gc[j - 1]) ? OP_MATCH : OP_SUBSTITUTION;
-                w->at_pred[count] = i - 1;
-                w->at_gold[count] = j - 1;
-                w->cost[count++] = cost;
-                i--;
-                j--;
-                continue;
-            }
-        }
-        if (i > 0 && (j == 0 || fabs(d[(i - 1) * width + j] + pw[i - 1] - here) <= TIE)) {
-            w->kind[count] = OP_DELETION;
-            w->at_pred[count] = i - 1;
-            w->at_gold[count] = -1;
-            w->cost[count++] = pw[i - 1];
-            i--;
-            continue;
-        }
-        w->kind[count] = OP_INSERTION;
-        w->at_pred[count] = -1;
-        w->at_gold[count] = j - 1;
-        w->cost[count++] = gw[j - 1];
-        j--;
-    }
-    return count;
+    Walk k = {gc, pc, gw, pw, n + 1, w, 0};
+    double *first = w->rows;
+    first[0] = 0.0;
+    for (Py_ssize_t j = 1; j <= n; j++) first[j] = first[j - 1] + gw[j - 1];
+    Py_ssize_t j = wed_span(&k, 0, first, m, n, w->rows + (n + 1));
+    for (; j > 0; j--) wed_push(&k, 2, 0, j);
+    return k.count;
 }
 
 /* ---- the batch ---- */
