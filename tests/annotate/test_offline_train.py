@@ -62,11 +62,25 @@ def test_asr_variant_keeps_spans_exact() -> None:
 
 
 def test_every_dev_reply_segments_cleanly_against_its_gold_spans() -> None:
-    # The segmenter never cuts through a gold span boundary on the training data, so merging is lossless.
-    examples = examples_from(builtin_dev())
-    for ex in examples:
+    # The segmenter never cuts through a gold span boundary on the training data, so merging is lossless, except
+    # where the gold holds two adjacent steps of one act about different content (the guide's second round made
+    # e.g. timer-009's "check the power" a Suggestion beside the offer): merge_runs joins equal neighbours, which the
+    # annotator cannot undo. Those samples are listed so that a new one is seen.
+    joined = []
+    for ex in builtin_dev_examples():
         groups = merge_runs(ex.segments, ex.labels)
-        assert [ex.sample.output_text[a:b] for _, a, b in groups] == [s.span for s in ex.sample.acts]
+        got = [ex.sample.output_text[a:b] for _, a, b in groups]
+        spans = [s.span for s in ex.sample.acts]
+        if got != spans:
+            acts = [s.act for s in ex.sample.acts]
+            assert any(a == b for a, b in zip(acts, acts[1:])), ex.sample.id  # only equal neighbours may join
+            assert "".join(got) == "".join(spans), ex.sample.id  # and no boundary of another kind is cut
+            joined.append(ex.sample.id)
+    assert joined == ["timer-009", "alarm-011", "message-010", "call-012", "shopping-009"]
+
+
+def builtin_dev_examples() -> list:
+    return examples_from(builtin_dev())
 
 
 def test_merge_runs_drops_none_and_joins_equal_neighbours() -> None:
