@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def test_every_dev_reply_segments_cleanly_against_its_gold_spans() -> None:
         spans = [s.span for s in ex.sample.acts]
         if got != spans:
             acts = [s.act for s in ex.sample.acts]
-            assert any(a == b for a, b in zip(acts, acts[1:])), ex.sample.id  # only equal neighbours may join
+            assert any(a == b for a, b in itertools.pairwise(acts)), ex.sample.id  # only equal neighbours join
             assert "".join(got) == "".join(spans), ex.sample.id  # and no boundary of another kind is cut
             joined.append(ex.sample.id)
     assert joined == ["timer-009", "alarm-011", "message-010", "call-012", "shopping-009"]
