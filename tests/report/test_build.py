@@ -183,3 +183,21 @@ def test_report_rebuilds_a_score_folder(paper_files, tmp_path) -> None:
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Table 1" in html and "10分のタイマーをセットして" in html
     assert "| gold | pred | 5 |" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_report_of_a_run_on_one_split_scores_what_the_run_scored(tmp_path) -> None:
+    """`voxeval report` rebuilds a `--split` run from its recorded dataset under the run's own dataset name (the
+    name already carries the split: it was once split twice, and every sample came out excluded)."""
+    import tests.run.realtime_doubles  # noqa: F401  (registers the instant tone-tts engine)
+
+    out = tmp_path / "run"
+    args = ["run", "--dataset", "ja-assistant", "--split", "test", "--limit", "3", "--annotator", "gold"]
+    args += ["--tts", "tone-tts", "--system", "python:tests.run.doubles:echo_gold", "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    ran = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert main(["report", str(out)]) == 0
+    rebuilt = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert rebuilt == ran
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "| ja-assistant:test | python:tests.run.doubles:echo_gold | 3 | 1.000 |" in report
+    assert ":test:test" not in report

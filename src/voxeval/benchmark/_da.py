@@ -75,7 +75,9 @@ def recorded_datasets(run_dir: Path, config: dict[str, Any], settings: RunSettin
             except InputError:
                 builtin = None
         path = locate_recorded(run_dir, entry, f"datasets.{name}", also=builtin)
-        loaded.append(_cut(Dataset(name, path, tuple(load_gold(path))), settings, config.get("limit")))
+        cut = _cut(Dataset(name, path, tuple(load_gold(path))), settings, config.get("limit"))
+        # The recorded name is the run's name after its split ("ja-assistant:test"): keep it, never split it again.
+        loaded.append(Dataset(name, cut.path, cut.samples))
     return loaded
 
 
