@@ -57,7 +57,9 @@ def test_transient_faults_are_retried_and_partial_audio_is_dropped(provider, fau
     assert (result.text, result.pcm, result.usage) == (clean.text, clean.pcm, clean.usage)
     assert built.attempts == len(srv.sessions)
     if fault == "slow_first_byte":
-        assert result.first_audio_s is not None and result.first_audio_s >= 0.05
+        # The mock's 50 ms wait starts on its own thread when it has read the input's end; the client's clock starts
+        # when it has sent it: the two may differ by a scheduler tick (measured 49.0 ms once on a loaded machine).
+        assert result.first_audio_s is not None and result.first_audio_s >= 0.045
 
 
 @pytest.mark.parametrize(
