@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,21 +62,33 @@ def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> list[str]:
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print every problem, then run the conformance checker; 1 if anything is found, 2 if a file cannot be read."""
-    parser = argparse.ArgumentParser(prog="python -m training.annotator.authoring", description=__doc__.split("\n")[0])
+def check_files(
+    argv: Sequence[str] | None, prog: str, description: str, problems: Callable[[list[Any]], list[str]]
+) -> tuple[list[Any], list[str], list[Path]] | None:
+    """The authoring commands' shared part: read the files named on the command line, print every problem and the
+    count; ``(rows, problems, paths)``, or ``None`` (said on stderr) when a file cannot be read."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("paths", nargs="+", type=Path, help="authored JSONL files")
     args = parser.parse_args(argv)
     try:
         rows = read_rows(args.paths)
     except (OSError, VoxevalError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    found = problems_in(rows)
+        return None
+    found = problems(rows)
     for line in found:
         print(line)
     print(f"{len(rows)} rows, {len(found)} problems")
-    findings = conformance.main([str(p) for p in args.paths])
+    return rows, found, args.paths
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print every problem, then run the conformance checker; 1 if anything is found, 2 if a file cannot be read."""
+    checked = check_files(argv, "python -m training.annotator.authoring", __doc__.split("\n")[0], problems_in)
+    if checked is None:
+        return 2
+    _, found, paths = checked
+    findings = conformance.main([str(p) for p in paths])
     return 1 if found or findings else 0
 
 

@@ -12,15 +12,13 @@ file cannot be read.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from training.annotator.data import read_rows, reply_of, span_problems, to_gold, validate_row
+from training.annotator.authoring import check_files
+from training.annotator.data import reply_of, span_problems, to_gold, validate_row
 from voxeval.data import resolve_dataset
-from voxeval.errors import VoxevalError
 
 DATASET = "en-assistant"
 """The built-in dataset whose dev inputs the English replies answer."""
@@ -73,20 +71,10 @@ def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print every problem; 1 if any, 2 if a file cannot be read."""
-    parser = argparse.ArgumentParser(
-        prog="python -m training.annotator.authoring_en", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("paths", nargs="+", type=Path, help="authored JSONL files")
-    args = parser.parse_args(argv)
-    try:
-        rows = read_rows(args.paths)
-    except (OSError, VoxevalError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    checked = check_files(argv, "python -m training.annotator.authoring_en", __doc__.split("\n")[0], problems_in)
+    if checked is None:
         return 2
-    found = problems_in(rows)
-    for text in found:
-        print(text)
-    print(f"{len(rows)} rows, {len(found)} problems")
+    _, found, _ = checked
     return 1 if found else 0
 
 

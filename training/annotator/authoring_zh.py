@@ -12,17 +12,15 @@ settled-cases conformance checker is not run (its rules match Japanese forms). E
 
 from __future__ import annotations
 
-import argparse
 import difflib
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from training.annotator.data import read_rows, reply_of, span_problems, split_of, to_gold, validate_row
+from training.annotator.authoring import check_files
+from training.annotator.data import reply_of, span_problems, split_of, to_gold, validate_row
 from voxeval.data import resolve_dataset
-from voxeval.errors import VoxevalError
 
 DATASET = "zh-assistant"
 """The built-in dataset whose dev inputs the Mandarin replies answer."""
@@ -85,20 +83,10 @@ def summary(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print every problem and the counts; 1 if anything is found, 2 if a file cannot be read."""
-    parser = argparse.ArgumentParser(
-        prog="python -m training.annotator.authoring_zh", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("paths", nargs="+", type=Path, help="authored Mandarin JSONL files")
-    args = parser.parse_args(argv)
-    try:
-        rows = read_rows(args.paths)
-    except (OSError, VoxevalError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    checked = check_files(argv, "python -m training.annotator.authoring_zh", __doc__.split("\n")[0], problems_in)
+    if checked is None:
         return 2
-    found = problems_in(rows)
-    for line in found:
-        print(line)
-    print(f"{len(rows)} rows, {len(found)} problems")
+    rows, found, _ = checked
     print(summary(rows))
     return 1 if found else 0
 
