@@ -45,7 +45,7 @@ def test_the_shipped_english_rows_pass_and_keep_the_style_mix() -> None:
     styles = Counter(row["style"] for _, _, row in rows)
     assert len(rows) >= 500
     assert all(0.25 <= styles[s] / len(rows) <= 0.4 for s in ("concise", "chatty", "flawed"))
-    assert {row["author"] for _, _, row in rows} == {"en-a1"}
+    assert all(row["author"].startswith("en-") for _, _, row in rows)
 
 
 def test_a_good_row_passes(tmp_path: Path) -> None:
@@ -55,9 +55,9 @@ def test_a_good_row_passes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"source": "en-assistant:timer-002"}, "not an en-assistant dev input"),  # a test-split id
-        ({"source": "ja-assistant:timer-001"}, "not an en-assistant dev input"),
-        ({"source": None}, "not an en-assistant dev input"),
+        ({"source": "en-assistant:timer-002"}, "a test-split input"),  # a test-split id
+        ({"source": "ja-assistant:timer-001"}, "not a en-assistant dev input"),
+        ({"source": None}, "dev input: give its source"),
         ({"input_text": "Set a timer for 3 minutes."}, "input_text"),
         ({"domain": "alarm"}, "domain"),
         ({"style": "flawed"}, "does not fit style"),
@@ -105,3 +105,16 @@ def test_main_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     bad.write_text("{not json\n", encoding="utf-8")
     assert main([str(bad)]) == 2
     assert "bad.jsonl" in capsys.readouterr().err
+
+
+def test_a_new_input_needs_a_known_domain_a_background_and_a_text_of_its_own(tmp_path: Path) -> None:
+    new = {**copy.deepcopy(GOOD), "source": None, "input_text": "Start a twelve-minute timer for the eggs."}
+    assert _problems(tmp_path, new) == []
+    cases = {
+        "is not a domain of en-assistant": {**new, "domain": "horoscopes"},
+        "needs a background": {**new, "background": " "},
+        "test split": {**new, "input_text": "turn it up"},  # a test input, case and punctuation aside
+        "id 'x-0001' does not start with its author": {**new, "id": "x-0001"},
+    }
+    for expected, row in cases.items():
+        assert any(expected in p for p in _problems(tmp_path, row)), expected

@@ -8,17 +8,19 @@ from typing import Any
 
 from training.annotator.authoring_zh import main, problems_in
 from training.annotator.data import ROOT, read_rows
+from voxeval.data import resolve_dataset
 
 ZH_DIR = ROOT / "training" / "data" / "da-replies-zh"
+BACKGROUND = next(s.background for s in resolve_dataset("zh-assistant").samples if s.id == "timer-001")
 
 
 def _row(**changes: Any) -> dict[str, Any]:
     row: dict[str, Any] = {
         "id": "zh-t-0001",
-        "author": "zh-a1",
+        "author": "zh-t",
         "source": "zh-assistant:timer-001",
         "domain": "timer",
-        "background": "",
+        "background": BACKGROUND,
         "input_text": "定个三分钟的计时器。",
         "style": "concise",
         "flaw": None,
@@ -49,13 +51,11 @@ def test_bad_rows_are_caught(tmp_path: Path) -> None:
     cases = {
         "test-split input": _row(source="zh-assistant:alarm-005"),
         "zh-assistant dev input": _row(source="ja-assistant:alarm-002"),
-        "differs from the source": _row(input_text="别的话"),
+        "differs from zh-assistant:timer-001": _row(input_text="别的话"),
         "not unique": _row(segments=two),
         "does not fit style": _row(style="flawed"),
     }
     # alarm-005 must really be a test-split id for the first case to mean anything
-    from voxeval.data import resolve_dataset
-
     assert "alarm-005" in {s.id for s in resolve_dataset("zh-assistant").split("test").samples}
     for expected, row in cases.items():
         found = _problems(tmp_path, row)
@@ -67,4 +67,4 @@ def test_repeated_and_near_duplicate_replies_are_caught(tmp_path: Path) -> None:
     same = _row(id="zh-t-0003")
     found = _problems(tmp_path, _row(), near, same)
     assert any("nearly repeats" in p for p in found)
-    assert any("word for word" in p for p in found)
+    assert any("same reply to the same input appears twice" in p for p in found)
