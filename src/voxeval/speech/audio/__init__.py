@@ -12,6 +12,7 @@ from voxeval.speech.audio._audio import (
 from voxeval.speech.audio._dsp import (
     SilentAudioError,
     apply_gain,
+    change_rate,
     frame_rms,
     resample,
     shift_pitch,
@@ -41,6 +42,7 @@ __all__ = [
     "SilentAudioError",
     "apply_gain",
     "audio_limits",
+    "change_rate",
     "decode_audio",
     "encode_wav",
     "frame_rms",

