@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from training.annotator.authoring import check_files
-from training.annotator.data import reply_of, span_problems, split_of, to_gold, validate_row
+from training.annotator.data import reply_of, span_problems, split_group, split_of, to_gold, validate_row
 from voxeval.data import GoldSample, resolve_dataset
 
 LANGUAGES = ("en", "zh")
@@ -95,11 +95,11 @@ def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]], language: str)
 
 
 def summary(rows: Sequence[tuple[Path, int, dict[str, Any]]]) -> str:
-    """Counts per style, flaw, author and split (``data.split_of`` of the row's group, as training splits)."""
+    """Counts per style, flaw, author and split (``data.split_group``, as training splits)."""
     styles = Counter(str(r.get("style")) for _, _, r in rows)
     flaws = Counter(str(r.get("flaw")) for _, _, r in rows if r.get("flaw"))
     authors = Counter(str(r.get("author")) for _, _, r in rows)
-    splits = Counter(split_of(str(r.get("source") or r.get("id"))) for _, _, r in rows)
+    splits = Counter(split_of(split_group(r)) for _, _, r in rows)
     new = sum(1 for _, _, r in rows if r.get("source") is None)
     return (
         f"styles {dict(styles)}\nflaws {dict(flaws)}\nauthors {dict(authors)}\nsplits {dict(splits)}\nnew inputs {new}"

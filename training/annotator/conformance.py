@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from training.annotator.data import AUTHORED_DIR, read_rows, split_of
+from training.annotator.data import AUTHORED_DIR, read_rows, split_group, split_of
 from training.annotator.settled2 import ROUND2
 from voxeval.data import builtin_path
 
@@ -85,7 +85,7 @@ def reply_from_row(path: Path, line: int, row: dict[str, Any]) -> Reply:
     """An authored row (``segments``) or a row in voxeval's dataset schema (spans rebuilt with the gaps)."""
     if "segments" in row:
         segs = tuple(Segment(s["text"], s.get("act"), f"segments[{i}]") for i, s in enumerate(row["segments"]))
-        split = split_of(row.get("source") or row["id"])
+        split = split_of(split_group(row))
         return Reply(path, line, row["id"], split, row["input_text"], row.get("flaw"), segs)
     reply, cursor, out = row["output"]["text"], 0, []
     for i, step in enumerate(row["output_dialogue_acts"]["steps"]):

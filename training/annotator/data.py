@@ -81,6 +81,24 @@ def split_of(group: str) -> str:
     return "validation" if int.from_bytes(digest[:8], "big") / 2**64 < VALIDATION_SHARE else "train"
 
 
+NEW_INPUT_LANGUAGES = ("en", "zh")
+"""Languages whose rows for invented inputs (``source`` null) are grouped by their input text."""
+
+
+def split_group(row: dict[str, Any]) -> str:
+    """The split group of an authored row: the built-in input it answers (``source``); for an input its author
+    invented, in English or Mandarin, the input text (``<lang>-new:<text>``, lower-cased, spaces and final
+    punctuation dropped), so that every reply to one invented input falls on the same side of the split; for the
+    Japanese rows, the row's own id (as the shipped Japanese split was drawn; kept so that it stays the same)."""
+    if row.get("source"):
+        return str(row["source"])
+    language = str(row.get("author", "")).split("-", 1)[0]
+    if language in NEW_INPUT_LANGUAGES:
+        text = " ".join(str(row.get("input_text", "")).lower().split()).strip(" .?!。？！")
+        return f"{language}-new:{text}"
+    return str(row.get("id", ""))
+
+
 def _is_two_decimals(x: float) -> bool:
     return math.isclose(round(x, 2), x, abs_tol=1e-12)
 
@@ -144,7 +162,7 @@ def to_gold(row: dict[str, Any]) -> LabelledReply:
     schema = {
         "id": row["id"],
         "domain": row["domain"],
-        "split": split_of(row.get("source") or row["id"]),
+        "split": split_of(split_group(row)),
         "scenario_context": {"background": row.get("background") or ""},
         "input": {"role": "USER", "text": row["input_text"], "locale": "ja-JP"},
         "output": {"role": "ASSISTANT", "text": reply},
@@ -164,7 +182,7 @@ def to_gold(row: dict[str, Any]) -> LabelledReply:
         split=schema["split"],
         raw=schema,
     )
-    return LabelledReply(sample, row["style"], row.get("flaw"), row["author"], row.get("source") or row["id"])
+    return LabelledReply(sample, row["style"], row.get("flaw"), row["author"], split_group(row))
 
 
 def span_problems(sample: GoldSample) -> list[str]:
