@@ -112,7 +112,7 @@ def examples_from(replies: Sequence[LabelledReply], *, asr_variants: bool = Fals
         if asr_variants and reply.sample.acts:
             versions.append(("asr", replace(reply, sample=asr_variant(reply.sample))))
         for variant, version in versions:
-            segments = segment(version.sample.output_text)
+            segments = segment(version.sample.output_text, version.sample.language)
             if segments:
                 examples.append(ReplyExample(version, segments, label_segments(version.sample, segments), variant))
     return examples

@@ -46,6 +46,27 @@ PARTICLES = "をがはにでともへのやねよ"
 _PUNCTUATION = re.compile(r"[\s\W_ー〜~]+")
 _PARTICLE = re.compile(f"[{PARTICLES}]")
 
+EN_FILLERS = ("yes", "yeah", "okay", "ok", "sure", "alright", "all right", "got it", "um", "uh", "so", "well", "oh")
+"""English words that may open an echo (``Okay, set a timer for three minutes``)."""
+EN_PARTICLES = ("a", "an", "the", "please", "to", "for")
+"""English words dropped before comparing (an article or a ``please`` changed is the same echo)."""
+ZH_FILLERS = ("好的", "好嘞", "好", "嗯", "嗯嗯", "行", "收到", "哦", "是的")
+"""Mandarin words that may open an echo (``好的，定个三分钟的计时器``)."""
+ZH_PARTICLES = "的了吗吧呢啊呀哦个"
+"""Mandarin particles (and the classifier 个) dropped before comparing."""
+
+
+@dataclass(frozen=True)
+class EchoRules:
+    """One language's normalisation: the fillers removed from the start, the particles dropped."""
+
+    fillers: tuple[str, ...]
+    """Words removed from the start, repeatedly (a filler alone is kept)."""
+    leading: re.Pattern[str]
+    """Leading separators and fillers."""
+    particle: re.Pattern[str]
+    """What is dropped before comparing unless particles are kept."""
+
 
 @dataclass(frozen=True)
 class Echo:
@@ -59,31 +80,49 @@ class Echo:
 
 
 _SEPARATORS = " 、。,.!?！？…・"
-_LEADING = re.compile(
-    "^(?:[{sep}]*(?:{fillers})(?=.))*[{sep}]*".format(
-        sep=re.escape(_SEPARATORS), fillers="|".join(map(re.escape, FILLERS))
-    ),
-    re.DOTALL,
-)
-"""Leading separators and fillers, repeatedly (a filler is kept when nothing follows it: 「はい」 alone)."""
 
 
-def normalise(text: str, *, particles: bool = False) -> str:
+def _leading(fillers: tuple[str, ...], word_end: str = "") -> re.Pattern[str]:
+    """Leading separators and fillers, repeatedly (a filler is kept when nothing follows it: 「はい」 alone);
+    ``word_end``: what must follow an English filler (a word boundary)."""
+    body = "|".join(map(re.escape, sorted(fillers, key=len, reverse=True) if word_end else fillers))
+    return re.compile(
+        f"^(?:[{re.escape(_SEPARATORS)}]*(?:{body}){word_end}(?=.))*[{re.escape(_SEPARATORS)}]*", re.DOTALL
+    )
+
+
+_LEADING = _leading(FILLERS)
+"""Japanese leading separators and fillers."""
+
+_RULES = {
+    "ja": EchoRules(FILLERS, _LEADING, _PARTICLE),
+    "en": EchoRules(EN_FILLERS, _leading(EN_FILLERS, r"\b"), re.compile(rf"\b(?:{'|'.join(EN_PARTICLES)})\b")),
+    "zh": EchoRules(ZH_FILLERS, _leading(ZH_FILLERS), re.compile(f"[{ZH_PARTICLES}]")),
+}
+"""Per language, the echo normalisation (an unknown language uses the Japanese rules, which only touch kana)."""
+
+
+def normalise(text: str, *, particles: bool = False, language: str = "ja") -> str:
     """The text as compared: NFKC, lower case, leading fillers removed, punctuation/space/ー dropped, and the
-    particles too unless ``particles``.
+    particles too unless ``particles`` (English: articles, ``please``, ``to``, ``for``, dropped as words).
 
     >>> normalise("はい、タイマーを消して。"), normalise("次は？", particles=True), normalise("はい", particles=True)
     ('タイマ消して', '次は', 'はい')
+    >>> normalise("Okay, set the timer.", language="en"), normalise("好的，定个闹钟吧。", language="zh")
+    ('settimer', '定闹钟')
     """
-    text = _LEADING.sub("", unicodedata.normalize("NFKC", text).lower().strip(), count=1)
+    rules = _RULES.get(language, _RULES["ja"])
+    text = rules.leading.sub("", unicodedata.normalize("NFKC", text).lower().strip(), count=1)
+    if not particles and language == "en":
+        text = rules.particle.sub(" ", text)  # whole words, before the spaces go
     text = _PUNCTUATION.sub("", text)
-    return text if particles else _PARTICLE.sub("", text)
+    return text if particles or language == "en" else rules.particle.sub("", text)
 
 
 @functools.lru_cache(maxsize=4096)
-def _input_forms(user_input: str) -> tuple[str, str]:
+def _input_forms(user_input: str, language: str = "ja") -> tuple[str, str]:
     """The input without and with particles (inputs repeat across the systems of a run: computed once each)."""
-    return normalise(user_input), normalise(user_input, particles=True)
+    return normalise(user_input, language=language), normalise(user_input, particles=True, language=language)
 
 
 def _levenshtein(a: str, b: str) -> int:
@@ -95,17 +134,17 @@ def _levenshtein(a: str, b: str) -> int:
     return row[-1]
 
 
-def detect_echo(reply: str, user_input: str) -> Echo:
-    """Whether ``reply`` only repeats ``user_input``.
+def detect_echo(reply: str, user_input: str, language: str = "ja") -> Echo:
+    """Whether ``reply`` only repeats ``user_input`` (both in ``language``: its fillers and particles).
 
     >>> detect_echo("はい、3分測って", "3分測って").is_echo
     True
     >>> detect_echo("3分のタイマーをスタートしました。", "3分測って").is_echo
     False
     """
-    u, whole = _input_forms(user_input)
-    r = normalise(reply)
-    if len(whole) < MIN_INPUT_CHARS or whole in FILLERS or not r:
+    u, whole = _input_forms(user_input, language)
+    r = normalise(reply, language=language)
+    if len(whole) < MIN_INPUT_CHARS or whole in _RULES.get(language, _RULES["ja"]).fillers or not r:
         return Echo(None, False)  # too short to tell an echo from a short genuine reply («はい» → «はい»)
     if len(r) > MAX_LENGTH_RATIO * len(u) or 1.0 - abs(len(r) - len(u)) / max(len(r), len(u)) < THRESHOLD:
         return Echo(None, False)  # the lengths alone rule an echo out (the similarity is at most that bound)
@@ -120,7 +159,7 @@ async def annotate_guarded(annotator: Annotator, item: AnnotationInput) -> Annot
     Without a known user input nothing is judged.
     """
     if item.user_input:
-        echo = detect_echo(item.reply, item.user_input)
+        echo = detect_echo(item.reply, item.user_input, item.language)
         if echo.is_echo:
             return Annotation((), None, {"echo": True, "echo_similarity": round(echo.similarity or 0.0, 4)})
     return await annotator.annotate(item)
@@ -133,4 +172,8 @@ def echo_settings() -> dict[str, Any]:
         "max_length_ratio": MAX_LENGTH_RATIO,
         "min_input_chars": MIN_INPUT_CHARS,
         "particles": PARTICLES,
+        "languages": {
+            "en": {"fillers": list(EN_FILLERS), "words_dropped": list(EN_PARTICLES)},
+            "zh": {"fillers": list(ZH_FILLERS), "particles": ZH_PARTICLES},
+        },
     }
