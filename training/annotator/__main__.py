@@ -11,8 +11,9 @@ split, never ja-probe); with ``--language en|zh``, en-/zh-assistant's dev split 
 ``training/data/da-replies-<lang>`` (``data.CORPORA``: validation file, report and artefact name per language;
 leave-one-author-out only when ``--loao-authors`` names authors). Rows in the fixed validation split
 (``data.split_of``) are never trained on: the shipped artefact is fitted on the train split only, so the
-validation figures describe exactly what ships. The report (``training/annotator/report.json``) gives the validation figures by style and flaw type, leave-one-author-out
-figures and the gate's false-rejection rate. Needs the ``annotator`` extra (scikit-learn, the sentence encoder).
+validation figures describe exactly what ships. The report (``training/annotator/report.json``; en/zh:
+``report-<lang>.json``) gives the validation figures by style and flaw type, leave-one-author-out figures and the
+gate's false-rejection rate. Needs the ``annotator`` extra (scikit-learn, the sentence encoder).
 """
 
 from __future__ import annotations
