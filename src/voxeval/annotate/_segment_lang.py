@@ -5,6 +5,8 @@ followed by whitespace or the end, or at a newline; never inside double quotes o
 or a Latin abbreviation (``Dr.``, ``Mr.``, ``e.g.``, ``vs.``), never after ``a.m.`` / ``p.m.`` unless the next word
 starts with a capital letter, never after a single capital initial (``J. Smith``), never inside a number
 (``3.5``: no space follows). Mandarin: at 。？！；?! (a run of them) and newlines, never inside “” 「」 （） 《》.
+In both, a quote whose last sentence ends right before its closing mark ends a sentence there (English: when a
+capital letter follows: ``called "doctor." What's …``; Mandarin: ``“今晚还一起吃饭吗？”要回复吗？``).
 Clauses joined by commas are not cut in either language (``, and I'll`` / ``，…了，``): see docs/annotators.md
 for what was measured.
 """
@@ -107,12 +109,29 @@ def _abbreviation_stops(reply: str, dot: int) -> bool:
     return word in _TITLES
 
 
-def _en_cut(reply: str, i: int, inside: list[bool]) -> int | None:
+def _quote_end(reply: str, i: int, inside: list[bool], terminal: frozenset[str]) -> int | None:
+    """After a terminal mark inside a quote: the offset just past the closer that ends the outermost quote right
+    after it (``"Are we still on?"`` → past the ``"``), or ``None`` when no closer follows at once."""
+    j = i + 1
+    while j < len(reply) and reply[j] in terminal:
+        j += 1
+    if j < len(reply) and reply[j] in _CLOSERS and inside[j] and (j + 1 == len(reply) or not inside[j + 1]):
+        return j + 1
+    return None
+
+
+def _en_cut(reply: str, i: int, inside: list[bool], start: int = 0) -> int | None:
     """Where the sentence ending with ``reply[i]`` stops (after closers), or ``None`` when it does not end here."""
     ch = reply[i]
     if ch == "\n":
         return i + 1
-    if ch not in _EN_TERMINAL or inside[i]:
+    if ch in _EN_TERMINAL and inside[i]:
+        # a quoted sentence ends the reply's sentence when the next word starts with a capital letter
+        end = _quote_end(reply, i, inside, _EN_TERMINAL)
+        rest = reply[end:].lstrip() if end is not None else ""
+        spaced = end is not None and (end == len(reply) or reply[end].isspace())
+        return end if spaced and (not rest or rest[0].isupper()) else None
+    if ch not in _EN_TERMINAL:
         return None
     end = i + 1
     while end < len(reply) and reply[end] in _EN_TERMINAL:
@@ -126,11 +145,25 @@ def _en_cut(reply: str, i: int, inside: list[bool]) -> int | None:
     return end
 
 
-def _zh_cut(reply: str, i: int, inside: list[bool]) -> int | None:
+_ZH_DONE_CLAUSE = re.compile(r"(?:^|[，,])\s*(?:已经?|都已经?)[^，,]*$|了$")
+"""A Mandarin clause that reports a completed action (已 / 已经 … or … 了): a ， after it may start new content
+(``已暂停，还剩七分四十秒。``: a Commissive, then an Inform)."""
+
+ZH_CLAUSE_CUTS = True
+"""Whether a ， after a completed-action clause ends a segment (see docs/annotators.md for the cross-validation)."""
+
+
+def _zh_cut(reply: str, i: int, inside: list[bool], start: int = 0) -> int | None:
     ch = reply[i]
+    if ZH_CLAUSE_CUTS and ch in "，," and not inside[i] and _ZH_DONE_CLAUSE.search(reply[start:i]):
+        return i + 1
     if ch == "\n":
         return i + 1
-    if ch not in _ZH_TERMINAL or inside[i]:
+    if (ch in _ZH_TERMINAL or ch == ".") and inside[i]:
+        return _quote_end(
+            reply, i, inside, _ZH_TERMINAL | {"."}
+        )  # a quoted sentence closed at once ends one: “…吗？”要回复吗
+    if ch not in _ZH_TERMINAL:
         return None
     end = i + 1
     while end < len(reply) and reply[end] in _ZH_TERMINAL:
@@ -153,7 +186,7 @@ def language_pieces(reply: str, language: str) -> tuple[list[tuple[int, int]], f
     pieces: list[tuple[int, int]] = []
     start = i = 0
     while i < len(reply):
-        end = cut(reply, i, inside)
+        end = cut(reply, i, inside, start)
         if end is None:
             i += 1
             continue
