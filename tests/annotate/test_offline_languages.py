@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -56,7 +58,7 @@ _TEXT = st.text(alphabet=st.sampled_from(list("ab Z.?!,;:\"'()“”。？！，
 def test_segments_are_exact_ordered_and_cover_the_content(reply: str, language: str) -> None:
     segments = segment(reply, language)
     assert all(reply[s.start : s.end] == s.text == s.text.strip() and s.text for s in segments)
-    assert all(a.end <= b.start for a, b in zip(segments, segments[1:], strict=False))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(segments))
     covered = {k for s in segments for k in range(s.start, s.end)}
     if has_content(reply):
         assert all(k in covered for k, ch in enumerate(reply) if not ch.isspace())
