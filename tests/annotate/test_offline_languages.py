@@ -77,6 +77,13 @@ def test_segments_are_exact_ordered_and_cover_the_content(reply: str, language: 
         ("定一个三分钟计时器吧", "定个三分钟的计时器。", "zh", True),
         ("三分钟计时器已经开始了。", "定个三分钟的计时器。", "zh", False),
         ("好的", "好的", "zh", False),  # too short to judge
+        # confirmations restate the command: an inflected verb, the assistant's voice, 了 / 已, a new number
+        ("Paused.", "Pause.", "en", False),
+        ("Okay, I'll remind you to buy a card when you leave.", "Remind me to buy a card when I leave.", "en", False),
+        ("Four more stops until Union Station.", "How many stops until Union Station?", "en", False),
+        ("暂停了。", "暂停。", "zh", False),
+        ("音量已调到三。", "音量调到三。", "zh", False),
+        ("三米是九尺。", "三米是几尺？", "zh", False),
     ],
 )
 def test_echo_rules_by_language(reply: str, user: str, language: str, echo: bool) -> None:

@@ -52,8 +52,49 @@ EN_PARTICLES = ("a", "an", "the", "please", "to", "for")
 """English words dropped before comparing (an article or a ``please`` changed is the same echo)."""
 ZH_FILLERS = ("好的", "好嘞", "好", "嗯", "嗯嗯", "行", "收到", "哦", "是的")
 """Mandarin words that may open an echo (``好的，定个三分钟的计时器``)."""
-ZH_PARTICLES = "的了吗吧呢啊呀哦个"
-"""Mandarin particles (and the classifier 个) dropped before comparing."""
+ZH_PARTICLES = "的吗吧呢啊呀哦个"
+"""Mandarin particles (and the classifier 个) dropped before comparing (not 了: it marks a completed action)."""
+
+_EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_EN_ASSISTANT = frozenset(
+    ["i", "i'll", "i've", "i'm", "i'd", "we'll", "we've", "you", "you're", "you'll", "you've", "your", "sent", "done"]
+)
+"""English words of an assistant's own voice: a reply that adds one speaks for itself (``I'll remind you …``)."""
+_EN_NUMBER = re.compile(
+    r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred)$"
+)
+_ZH_ASSISTANT = re.compile(r"了|已|正在|为您|帮您|给您|您的")
+"""Mandarin marks of a completed or ongoing action and of the assistant's own voice."""
+_ZH_NUMBER = re.compile(r"[0-9〇零一二三四五六七八九十百千万两半几]")
+
+
+def _zh_numbers(text: str) -> set[str]:
+    """The numerals of a Mandarin text (一 of 一个 / 一下 / 一点 / 一些 is no number)."""
+    return set(_ZH_NUMBER.findall(re.sub("一(?=[个下点些])", "", text)))
+
+
+def _en_inflects(word: str, known: set[str]) -> bool:
+    """Whether ``word`` is an inflected form of a word in ``known`` (``paused`` / ``calling`` of ``pause`` /
+    ``call``): a confirmation, not a repetition."""
+    for suffix in ("ing", "ed", "d", "s"):
+        stem = word.removesuffix(suffix)
+        if stem != word and (stem in known or stem + "e" in known or (len(stem) > 2 and stem[:-1] in known)):
+            return True
+    return False
+
+
+def speaks_for_itself(reply: str, user_input: str, language: str) -> bool:
+    """Whether an English or Mandarin reply adds what an echo never does: the assistant's own voice (I'll, your;
+    了, 已, 正在, 帮您), an inflected form of the input's verb (``Paused.`` for ``Pause.``) or a number the input
+    lacks (``Four more stops`` for ``How many stops``). Always ``False`` for Japanese (its rule predates these)."""
+    if language == "en":
+        said, heard = _EN_WORD.findall(reply.lower()), set(_EN_WORD.findall(user_input.lower()))
+        new = [w for w in said if w not in heard]
+        return any(w in _EN_ASSISTANT or _EN_NUMBER.match(w) or _en_inflects(w, heard) for w in new)
+    if language == "zh":
+        added = set(_ZH_ASSISTANT.findall(reply)) - set(_ZH_ASSISTANT.findall(user_input))
+        return bool(added) or bool(_zh_numbers(reply) - _zh_numbers(user_input))
+    return False
 
 
 @dataclass(frozen=True)
@@ -149,7 +190,7 @@ def detect_echo(reply: str, user_input: str, language: str = "ja") -> Echo:
     if len(r) > MAX_LENGTH_RATIO * len(u) or 1.0 - abs(len(r) - len(u)) / max(len(r), len(u)) < THRESHOLD:
         return Echo(None, False)  # the lengths alone rule an echo out (the similarity is at most that bound)
     similarity = 1.0 - _levenshtein(r, u) / max(len(r), len(u))
-    return Echo(similarity, similarity >= THRESHOLD)
+    return Echo(similarity, similarity >= THRESHOLD and not speaks_for_itself(reply, user_input, language))
 
 
 async def annotate_guarded(annotator: Annotator, item: AnnotationInput) -> Annotation:
