@@ -108,6 +108,8 @@ def examples_from(replies: Sequence[LabelledReply], *, asr_variants: bool = Fals
     """Segment-level training examples of labelled replies, and of their ASR-style copies when asked."""
     examples = []
     for reply in replies:
+        if asr_variants and reply.sample.language != "ja":
+            raise ValueError("ASR-style copies rewrite Japanese punctuation only (asr_variants with Japanese rows)")
         versions = [("original", reply)]
         if asr_variants and reply.sample.acts:
             versions.append(("asr", replace(reply, sample=asr_variant(reply.sample))))
