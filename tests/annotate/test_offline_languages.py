@@ -141,3 +141,12 @@ def test_english_and_mandarin_replies_are_labelled_sensibly(english: OfflineAnno
 def test_garbage_gets_no_acts_in_english(english: OfflineAnnotator) -> None:
     items = [AnnotationInput(t, "Set a timer for ten minutes.", language="en") for t in ("x", "qzv kpt wrrl xj")]
     assert [a.acts for a in english.annotate_batch(items)] == [(), ()]
+
+
+def test_japanese_only_training_parts_refuse_english_rows() -> None:
+    from training.annotator.conformance import replies_in
+    from training.annotator.data import CORPORA
+
+    english = sorted(CORPORA["en"].authored_dir.glob("*.jsonl"))[:1]
+    with pytest.raises(ValueError, match="conformance rules are Japanese"):
+        replies_in(english)
