@@ -150,3 +150,17 @@ def test_japanese_only_training_parts_refuse_english_rows() -> None:
     english = sorted(CORPORA["en"].authored_dir.glob("*.jsonl"))[:1]
     with pytest.raises(ValueError, match="conformance rules are Japanese"):
         replies_in(english)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_artefact_was_trained_on_the_current_training_data(language: str) -> None:
+    import json
+
+    from training.annotator.__main__ import rows_sha256
+    from training.annotator.data import CORPORA, all_replies
+    from voxeval.annotate._offline import artefact_paths
+
+    meta = json.loads(artefact_paths(CORPORA[language].version)[1].read_text(encoding="utf-8"))
+    train = [r for r in all_replies(language=language) if r.split == "train"]
+    assert meta["language"] == language and meta["training_data"]["rows"] == len(train)
+    assert meta["training_data"]["sha256"] == rows_sha256(train), f"python -m training.annotator --language {language}"
