@@ -164,3 +164,31 @@ def test_artefact_was_trained_on_the_current_training_data(language: str) -> Non
     train = [r for r in all_replies(language=language) if r.split == "train"]
     assert meta["language"] == language and meta["training_data"]["rows"] == len(train)
     assert meta["training_data"]["sha256"] == rows_sha256(train), f"python -m training.annotator --language {language}"
+
+
+def _rows(tmp_path, locales: list[str]):
+    import json
+
+    path = tmp_path / "in.jsonl"
+    lines = [
+        json.dumps({"id": f"r{k}", "text": "Sure, I'll set it.", "input": {"text": "Set a timer.", "locale": loc}})
+        for k, loc in enumerate(locales)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_voxeval_annotate_takes_the_offline_artefact_of_the_rows_language(tmp_path, capsys, english) -> None:
+    import json
+
+    from voxeval.cli import main
+
+    out = tmp_path / "out.jsonl"
+    assert main(["annotate", "--in", str(_rows(tmp_path, ["en-US", "en-US"])), "--out", str(out)]) == 0
+    assert [[s["act"] for s in json.loads(line)["steps"]] for line in out.read_text().splitlines()] == [
+        ["Commissive"],
+        ["Commissive"],
+    ]
+    mixed = _rows(tmp_path, ["en-US", "zh-CN"])
+    assert main(["annotate", "--in", str(mixed), "--out", str(tmp_path / "m.jsonl")]) == 2
+    assert "one language per file" in capsys.readouterr().err and not (tmp_path / "m.jsonl").exists()
