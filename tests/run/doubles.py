@@ -17,6 +17,12 @@ def echo_gold(turn: Turn) -> str:
     return str(_GOLD[turn.id]["output"]["text"])
 
 
+def echo_gold_language(turn: Turn) -> str:
+    """Answers with the gold reply of the ``<language>-assistant`` sample of the turn's id (ja, en or zh)."""
+    rows = builtin_path(f"{turn.language}-assistant").read_text("utf-8").splitlines()
+    return next(str(row["output"]["text"]) for row in map(json.loads, rows) if row["id"] == turn.id)
+
+
 def silent(turn: Turn) -> str:
     """Says nothing."""
     return ""

@@ -72,8 +72,11 @@ def artefact_bytes(model: OfflineModel, meta: dict[str, Any]) -> tuple[bytes, by
         # full precision: a float32 threshold or leaf value would move the trees' decisions off the fitted model's
         arrays |= {STACK_PREFIX + name: _tree_array(a) for name, a in model.stack.arrays().items()}
     npz = _npz_bytes(arrays)
+    # the language is recorded for English and Mandarin; Japanese artefacts (offline-v3) stay byte-identical and
+    # a loader reads a missing language as Japanese
     full = {
         **meta,
+        **({"language": model.language} if model.language != "ja" else {}),
         "classes": list(CLASSES),
         "tags": list(model.tags),
         "vocabulary": list(model.vocabulary),

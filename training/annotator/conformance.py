@@ -290,8 +290,24 @@ def check(reply: Reply) -> list[Finding]:
 
 
 def replies_in(paths: Iterable[Path]) -> list[Reply]:
-    """Every row of the files (authored or dataset schema)."""
-    return [reply_from_row(path, line, row) for path, line, row in read_rows(paths)]
+    """Every row of the files (authored or dataset schema); ``ValueError`` for an English or Mandarin row: the rules
+    match Japanese forms, so on other text they would find nothing and say the rows conform."""
+    rows = read_rows(paths)
+    for path, line, row in rows:
+        user = row.get("input") if isinstance(row.get("input"), dict) else {}
+        locale = str(user.get("locale") or "ja-JP")
+        source = str(row.get("source") or "")
+        if (
+            not locale.startswith("ja")
+            or source.startswith(("en-", "zh-"))
+            or str(row.get("author", ""))[:3]
+            in (
+                "en-",
+                "zh-",
+            )
+        ):
+            raise ValueError(f"{path}:{line}: the conformance rules are Japanese; this row is not (docs/annotators.md)")
+    return [reply_from_row(path, line, row) for path, line, row in rows]
 
 
 def default_replies(everything: bool) -> list[Reply]:

@@ -3,6 +3,7 @@
     python -m training.annotator.cv                    # grouped 5-fold CV of the current Settings
     python -m training.annotator.cv --set c=0.02 --set transition_weight=1.0 --errors 20
     python -m training.annotator.cv --no-gate --extra training/data/da-replies-pending   # rows added to training
+    python -m training.annotator.cv --language en      # English (en-assistant dev + training/data/da-replies-en)
 
 Folds group replies by the input they answer (``LabelledReply.group``), so replies to one input never straddle a
 fold, like the validation split. Each fold fits everything the shipped model fits (bigram table, gate, segment
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.annotator.data import all_replies, load_authored
+from training.annotator.data import CORPORA, all_replies, load_authored
 from training.annotator.evaluate import evaluate, predict
 from training.annotator.examples import CachedEncoder, ReplyExample, embed_examples, examples_from
 from training.annotator.fit import _hash_share, parse_settings, train_model, training_table
@@ -80,6 +81,7 @@ class DiskCachedEncoder(CachedEncoder):
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(prog="python -m training.annotator.cv", description=__doc__.split("\n")[0])
+    parser.add_argument("--language", choices=sorted(CORPORA), default="ja", help="the replies' language")
     parser.add_argument("--set", dest="changes", action="append", default=[], help="Settings override NAME=JSON")
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong rows")
     parser.add_argument("--no-gate", action="store_true", help="skip the gate (labels only)")
@@ -88,9 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--share", type=float, default=1.0, help="share of the evaluated groups trained on")
     args = parser.parse_args(argv)
     settings = parse_settings(args.changes)
-    replies = [r for r in all_replies() if r.split == "train"]
+    replies = [r for r in all_replies(language=args.language) if r.split == "train"]
     evaluated = len(replies)
-    extra = [r for d in args.extra for r in load_authored(d)]
+    extra = [r for d in args.extra for r in load_authored(d, args.language)]
     if any(r.split != "train" for r in extra):
         raise SystemExit("--extra: rows in the validation split are never trained on")
     replies += extra

@@ -55,6 +55,52 @@ DATASET = "ja-assistant"
 
 
 @dataclass(frozen=True)
+class Corpus:
+    """One language's training data and where its build writes (issue 34: ``--language ja|en|zh``)."""
+
+    language: str
+    """ISO 639-1 code."""
+    dataset: str
+    """The built-in dataset whose dev split is training data and whose dev inputs rows answer (``source``)."""
+    locale: str
+    """``input.locale`` of the rows in voxeval's schema."""
+    authored_dir: Path
+    """The authored rows (every ``*.jsonl`` in it)."""
+    validation_file: Path
+    """The validation rows with at least one act, in voxeval's dataset schema (``voxeval annotator-check``)."""
+    report: Path
+    """The build's validation report."""
+    version: str
+    """The artefact's name."""
+
+
+CORPORA = {
+    "ja": Corpus(
+        "ja",
+        DATASET,
+        "ja-JP",
+        AUTHORED_DIR,
+        ROOT / "training" / "data" / "da-replies-validation.jsonl",
+        ROOT / "training" / "annotator" / "report.json",
+        "offline-v3",
+    ),
+    **{
+        lang: Corpus(
+            lang,
+            f"{lang}-assistant",
+            locale,
+            ROOT / "training" / "data" / f"da-replies-{lang}",
+            ROOT / "training" / "data" / f"da-replies-validation-{lang}.jsonl",
+            ROOT / "training" / "annotator" / f"report-{lang}.json",
+            f"offline-{lang}-v1",
+        )
+        for lang, locale in (("en", "en-US"), ("zh", "zh-CN"))
+    },
+}
+"""Each language's corpus (Japanese: the files the shipped ``offline-v3`` was built from)."""
+
+
+@dataclass(frozen=True)
 class LabelledReply:
     """A gold reply with the facts the training and the evaluation group by."""
 
@@ -103,8 +149,8 @@ def _is_two_decimals(x: float) -> bool:
     return math.isclose(round(x, 2), x, abs_tol=1e-12)
 
 
-def validate_row(row: dict[str, Any], test_ids: frozenset[str] = frozenset()) -> list[str]:
-    """Every problem of one authored row (empty when it is valid)."""
+def validate_row(row: dict[str, Any], test_ids: frozenset[str] = frozenset(), dataset: str = DATASET) -> list[str]:
+    """Every problem of one authored row (empty when it is valid); ``source`` must be a dev input of ``dataset``."""
     problems: list[str] = []
     for key in ("id", "author", "domain", "input_text", "style", "segments"):
         if not row.get(key):
@@ -117,8 +163,8 @@ def validate_row(row: dict[str, Any], test_ids: frozenset[str] = frozenset()) ->
     if (style == "flawed") != (flaw is not None) or (flaw is not None and flaw not in FLAWS):
         problems.append(f"flaw {flaw!r} does not fit style {style!r}")
     source = row.get("source")
-    if source is not None and (not str(source).startswith(DATASET + ":") or source.split(":", 1)[1] in test_ids):
-        problems.append(f"source {source!r} is not a {DATASET} dev input")
+    if source is not None and (not str(source).startswith(dataset + ":") or source.split(":", 1)[1] in test_ids):
+        problems.append(f"source {source!r} is not a {dataset} dev input")
     segments = row["segments"]
     if not isinstance(segments, list) or not all(isinstance(s, dict) for s in segments):
         return [*problems, "segments must be a list of objects"]
@@ -155,8 +201,9 @@ def reply_of(row: dict[str, Any]) -> str:
     return "".join(s["text"] for s in row["segments"])
 
 
-def to_gold(row: dict[str, Any]) -> LabelledReply:
-    """A valid authored row as a gold sample (spans are the act segments, stripped of outer whitespace)."""
+def to_gold(row: dict[str, Any], locale: str = "ja-JP") -> LabelledReply:
+    """A valid authored row as a gold sample (spans are the act segments, stripped of outer whitespace) in the
+    language of ``locale``."""
     reply = reply_of(row)
     steps = [Step(s["act"], float(s["importance"]), span=s["text"].strip()) for s in row["segments"] if s["act"]]
     schema = {
@@ -164,7 +211,7 @@ def to_gold(row: dict[str, Any]) -> LabelledReply:
         "domain": row["domain"],
         "split": split_of(split_group(row)),
         "scenario_context": {"background": row.get("background") or ""},
-        "input": {"role": "USER", "text": row["input_text"], "locale": "ja-JP"},
+        "input": {"role": "USER", "text": row["input_text"], "locale": locale},
         "output": {"role": "ASSISTANT", "text": reply},
         "output_dialogue_acts": {"steps": [s.to_json() for s in steps]},
         "style": row["style"],
@@ -180,6 +227,7 @@ def to_gold(row: dict[str, Any]) -> LabelledReply:
         background=row.get("background") or "",
         domain=row["domain"],
         split=schema["split"],
+        locale=locale,
         raw=schema,
     )
     return LabelledReply(sample, row["style"], row.get("flaw"), row["author"], split_group(row))
@@ -197,9 +245,9 @@ def span_problems(sample: GoldSample) -> list[str]:
     return problems
 
 
-def held_out_ids() -> frozenset[str]:
+def held_out_ids(dataset: str = DATASET) -> frozenset[str]:
     """Ids of the built-in dataset's test split (no authored row may answer one)."""
-    return frozenset(s.id for s in resolve_dataset(DATASET).split("test").samples)
+    return frozenset(s.id for s in resolve_dataset(dataset).split("test").samples)
 
 
 def read_rows(paths: Iterable[Path]) -> list[tuple[Path, int, dict[str, Any]]]:
@@ -209,17 +257,19 @@ def read_rows(paths: Iterable[Path]) -> list[tuple[Path, int, dict[str, Any]]]:
     return [(path, line, row) for path in sorted(paths) for line, row in read_jsonl(path)]
 
 
-def load_authored(directory: Path = AUTHORED_DIR) -> list[LabelledReply]:
-    """Every authored row under ``directory``, validated; raises ``ValueError`` listing all problems."""
-    tests, seen, problems, out = held_out_ids(), set(), [], []
+def load_authored(directory: Path = AUTHORED_DIR, language: str = "ja") -> list[LabelledReply]:
+    """Every authored row under ``directory`` (in ``language``), validated; raises ``ValueError`` listing all
+    problems."""
+    corpus = CORPORA[language]
+    tests, seen, problems, out = held_out_ids(corpus.dataset), set(), [], []
     for path, line, row in read_rows(directory.glob("*.jsonl")):
         where = f"{path.name}:{line}"
-        found = validate_row(row, tests)
+        found = validate_row(row, tests, corpus.dataset)
         if row.get("id") in seen:
             found.append(f"duplicate id {row.get('id')!r}")
         seen.add(row.get("id"))
         if not found:
-            reply = to_gold(row)
+            reply = to_gold(row, corpus.locale)
             found = span_problems(reply.sample)
             out.append(reply)
         problems += [f"{where}: {p}" for p in found]
@@ -228,17 +278,19 @@ def load_authored(directory: Path = AUTHORED_DIR) -> list[LabelledReply]:
     return out
 
 
-def builtin_dev() -> list[LabelledReply]:
-    """ja-assistant's dev split as concise training replies (author ``builtin``)."""
+def builtin_dev(language: str = "ja") -> list[LabelledReply]:
+    """The language's built-in dataset's dev split as concise training replies (author ``builtin``)."""
+    dataset = CORPORA[language].dataset
     return [
-        LabelledReply(s, "concise", None, "builtin", f"{DATASET}:{s.id}")
-        for s in resolve_dataset(DATASET).split("dev").samples
+        LabelledReply(s, "concise", None, "builtin", f"{dataset}:{s.id}")
+        for s in resolve_dataset(dataset).split("dev").samples
     ]
 
 
-def all_replies(directory: Path = AUTHORED_DIR) -> list[LabelledReply]:
-    """ja-assistant dev rows, then the authored rows."""
-    return [*builtin_dev(), *load_authored(directory)]
+def all_replies(directory: Path | None = None, language: str = "ja") -> list[LabelledReply]:
+    """The built-in dev rows, then the authored rows (default: the language's folder)."""
+    folder = CORPORA[language].authored_dir if directory is None else directory
+    return [*builtin_dev(language), *load_authored(folder, language)]
 
 
 def import_files(sources: Sequence[Path], dest: Path = AUTHORED_DIR) -> dict[str, Any]:

@@ -108,11 +108,13 @@ def examples_from(replies: Sequence[LabelledReply], *, asr_variants: bool = Fals
     """Segment-level training examples of labelled replies, and of their ASR-style copies when asked."""
     examples = []
     for reply in replies:
+        if asr_variants and reply.sample.language != "ja":
+            raise ValueError("ASR-style copies rewrite Japanese punctuation only (asr_variants with Japanese rows)")
         versions = [("original", reply)]
         if asr_variants and reply.sample.acts:
             versions.append(("asr", replace(reply, sample=asr_variant(reply.sample))))
         for variant, version in versions:
-            segments = segment(version.sample.output_text)
+            segments = segment(version.sample.output_text, version.sample.language)
             if segments:
                 examples.append(ReplyExample(version, segments, label_segments(version.sample, segments), variant))
     return examples

@@ -304,6 +304,7 @@ def fit_stack(
                     examples[picked[k]].segments,
                     examples[picked[k]].sample.input_text,
                     raw_columns(rows[k], vocabulary_size) if settings.stack_raw else None,
+                    examples[picked[k]].sample.language,
                 )
                 for k in keep
             ]
@@ -380,7 +381,7 @@ def fit_importance(samples: Sequence[GoldSample], ridge: float) -> np.ndarray:
             continue
         labels = [s.act for s in sample.acts]
         spans = [s.span or "" for s in sample.acts]
-        feats = importance_features(labels, spans, sample.input_text)
+        feats = importance_features(labels, spans, sample.input_text, sample.language)
         target = np.log(np.clip([s.importance for s in sample.acts], 1e-3, None))
         xs.append(feats - feats.mean(axis=0))
         ys.append(target - target.mean())
@@ -398,7 +399,10 @@ def importance_sharpness(samples: Sequence[GoldSample], beta: np.ndarray) -> flo
     importances of the training replies. Least squares on log-weights shrinks towards equal weights; this undoes it."""
     best, best_loss = 1.0, float("inf")
     multi = [s for s in samples if len(s.acts) >= 2]
-    feats = [importance_features([a.act for a in s.acts], [a.span or "" for a in s.acts], s.input_text) for s in multi]
+    feats = [
+        importance_features([a.act for a in s.acts], [a.span or "" for a in s.acts], s.input_text, s.language)
+        for s in multi
+    ]
     gold = [np.array([a.importance for a in s.acts]) for s in multi]
     for factor in SHARPNESS_GRID:
         loss = 0.0
@@ -441,7 +445,8 @@ def fit_boundaries(examples: Sequence[ReplyExample], emb: Embedded, idx: Sequenc
             label = ex.labels[k]
             if label != NONE and label == ex.labels[k - 1]:
                 seg_emb = emb.segments[i]
-                xs.append(boundary_row(label, ex.segments[k - 1].text, ex.segments[k].text, seg_emb[k - 1], seg_emb[k]))
+                prev, text = ex.segments[k - 1].text, ex.segments[k].text
+                xs.append(boundary_row(label, prev, text, seg_emb[k - 1], seg_emb[k], ex.sample.language))
                 ys.append(int(steps[k] != steps[k - 1]))
     if len(set(ys)) < 2:
         return np.zeros(0)
@@ -451,7 +456,7 @@ def fit_boundaries(examples: Sequence[ReplyExample], emb: Embedded, idx: Sequenc
 
 def build_vocabulary(examples: Sequence[ReplyExample], min_count: int) -> tuple[str, ...]:
     """N-gram keys seen in at least ``min_count`` training segments, sorted."""
-    counts = Counter(key for ex in examples for s in ex.segments for key in set(ngram_keys(s.text)))
+    counts = Counter(key for ex in examples for s in ex.segments for key in set(ngram_keys(s.text, ex.sample.language)))
     return tuple(sorted(k for k, n in counts.items() if n >= min_count))
 
 
@@ -473,6 +478,7 @@ def design(
             vocab,
             table,
             answers=answers,
+            language=examples[i].sample.language,
         )
         for i in idx
     ]
@@ -488,6 +494,7 @@ def train_model(
 ) -> OfflineModel:
     """Fit the segment, transition, boundary and importance models on the examples at ``idx``."""
     originals = list(idx)
+    language = language_of(examples, originals)
     vocab = build_vocabulary([examples[i] for i in originals], settings.min_count)
     examples, emb, picked = off_topic_copies(examples, emb, originals, settings.off_topic_share)
     rows = design(examples, emb, picked, vocab, table, settings.answers)
@@ -520,7 +527,16 @@ def train_model(
         stack=fit_stack(examples, picked, rows, sequences, settings, len(tags), len(vocab)) if settings.stack else None,
         stack_blend=settings.stack_blend,
         stack_raw=settings.stack_raw,
+        language=language,
     )
+
+
+def language_of(examples: Sequence[ReplyExample], idx: Sequence[int]) -> str:
+    """The one language of the examples at ``idx`` (a model knows one); ``ValueError`` when they mix."""
+    found = sorted({examples[i].sample.language for i in idx})
+    if len(found) != 1:
+        raise ValueError(f"training rows must share one language, found {found or 'none'}")
+    return found[0]
 
 
 def training_table(examples: Sequence[ReplyExample], idx: Sequence[int]) -> np.ndarray:

@@ -138,21 +138,26 @@ def gate_rows(
                     table,
                     anchors,
                     relevance[i],
+                    language=ex.sample.language,
                 )
             )
             labels.append(1)
             owner.append(i)
             kinds.append("real")
             blanks.append(blank)
-    garbage = [g for g in _garbage_texts(examples, idx, measured) if segment(g[2])]
-    cut = [segment(g[2]) for g in garbage]
+    cut_all = [(g, segment(g[2], examples[g[0]].sample.language)) for g in _garbage_texts(examples, idx, measured)]
+    garbage = [g for g, segs in cut_all if segs]
+    cut = [segs for _, segs in cut_all if segs]
     vectors = encoder.encode([s.text for segs in cut for s in segs])
     cursor = 0
     for (i, kind, text, blank), segs in zip(garbage, cut, strict=True):
         seg_emb = vectors[cursor : cursor + len(segs)]
         cursor += len(segs)
         user, user_emb, bg, bg_emb = _context(examples[i], emb, i, blank)
-        rows.append(gate_row(text, segs, seg_emb, user, user_emb, bg, bg_emb, table, anchors, relevance[i]))
+        language = examples[i].sample.language
+        rows.append(
+            gate_row(text, segs, seg_emb, user, user_emb, bg, bg_emb, table, anchors, relevance[i], language=language)
+        )
         labels.append(0)
         owner.append(i)
         kinds.append(kind)

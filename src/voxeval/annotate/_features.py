@@ -12,10 +12,12 @@ import functools
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from voxeval.annotate import _lang_rules as rules
 from voxeval.annotate._segment import Segment
 
 EMBED_DIM = 512
@@ -93,9 +95,6 @@ USER_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 """Named regular expressions over the user's input (punctuation stripped for ``$``)."""
 
-_COMPILED = tuple((name, re.compile(rx), name.startswith(("ends_", "no_final"))) for name, rx in SEGMENT_PATTERNS)
-"""``(name, pattern, whole)``: ``whole`` patterns look at the whole segment, the others at its :func:`core`."""
-_USER_COMPILED = tuple((name, re.compile(rx)) for name, rx in USER_PATTERNS)
 
 INTERACTIONS: tuple[tuple[str, str], ...] = (
     ("user_asks", "is_first"),
@@ -115,13 +114,120 @@ digits) found in the input, the share of the input's found in it, and a short �
 
 _TOPIC_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ffA-Za-z0-9０-９Ａ-Ｚａ-ｚ]")
 
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+"""An English word (lower case)."""
 
-def _relation(text: str, user_chars: set[str]) -> list[float]:
-    own = set(_TOPIC_CHAR.findall(text))
-    common = len(own & user_chars)
+EN_STOPWORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "but",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "by",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "these",
+        "those",
+        "i",
+        "you",
+        "he",
+        "she",
+        "we",
+        "they",
+        "me",
+        "my",
+        "your",
+        "our",
+        "their",
+        "his",
+        "her",
+        "them",
+        "us",
+        "i'm",
+        "i'll",
+        "i've",
+        "you're",
+        "you'll",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "have",
+        "has",
+        "had",
+        "not",
+        "no",
+        "yes",
+        "so",
+        "if",
+        "then",
+        "than",
+        "there",
+        "here",
+        "what",
+        "when",
+        "where",
+        "who",
+        "which",
+        "how",
+        "why",
+        "just",
+        "about",
+        "as",
+        "up",
+        "out",
+        "all",
+        "any",
+        "some",
+        "now",
+        "one",
+    ]
+)
+"""English words that carry no topic (left out of the topic units)."""
+
+
+def topic_units(text: str, language: str = "ja") -> set[str]:
+    """What carries a text's topic: its kanji, katakana, Latin letters and digits (Japanese, Mandarin: characters),
+    or its lower-case content words (English, :data:`EN_STOPWORDS` left out)."""
+    if language == "en":
+        return {w for w in _WORD.findall(text.lower()) if w not in EN_STOPWORDS}
+    return set(_TOPIC_CHAR.findall(text))
+
+
+def _relation(text: str, user_units: set[str], patterns: PatternSet) -> list[float]:
+    own = topic_units(text, patterns.language)
+    common = len(own & user_units)
     in_user = common / len(own) if own else 0.0
-    echo = 1.0 if len(core(text)) <= 16 and core(text).endswith("ですね") and in_user >= 0.5 else 0.0
-    return [in_user, common / len(user_chars) if user_chars else 0.0, echo]
+    body = core(text)
+    short = len(body) <= 16 and patterns.short_echo is not None and bool(patterns.short_echo.search(body))
+    echo = 1.0 if short and in_user >= 0.5 else 0.0
+    return [in_user, common / len(user_units) if user_units else 0.0, echo]
 
 
 POSITION_FEATURES = ("is_first", "is_last", "relative_position", "share_of_reply", "n_1", "n_2", "n_3", "n_4plus")
@@ -136,21 +242,21 @@ def core(text: str) -> str:
     return _TRAILING.sub("", text)
 
 
-def segment_flags(text: str) -> dict[str, float]:
-    """The named pattern flags of one segment."""
+def segment_flags(text: str, language: str = "ja") -> dict[str, float]:
+    """The named pattern flags of one segment (the language's :class:`PatternSet`)."""
     body = core(text)
     flags: dict[str, float] = {}
-    for name, rx, whole in _COMPILED:
+    for name, rx, whole in patterns_of(language).compiled:
         flags[name] = 1.0 if rx.search(text if whole else body) else 0.0
     return flags
 
 
-def user_flags(user_input: str) -> dict[str, float]:
+def user_flags(user_input: str, language: str = "ja") -> dict[str, float]:
     """The named pattern flags of the user's input, and the derived ``user_asks`` / ``user_commands``."""
     body = core(user_input.strip())
     flags = {
         name: 1.0 if rx.search(body if name != "user_question_mark" else user_input) else 0.0
-        for name, rx in _USER_COMPILED
+        for name, rx in patterns_of(language).user_compiled
     }
     asks = max(flags["user_question_mark"], flags["user_wh"], flags["user_info_request"], flags["user_final_question"])
     flags["user_asks"] = asks
@@ -158,10 +264,17 @@ def user_flags(user_input: str) -> dict[str, float]:
     return flags
 
 
-def ngram_keys(text: str) -> list[str]:
-    """Indicator keys of a segment's ending (last 1–3 characters and punctuation) and opening (first 2)."""
+def ngram_keys(text: str, language: str = "ja") -> list[str]:
+    """Indicator keys of a segment's ending (last 1–3 characters and punctuation) and opening (first 2); in
+    English, words instead of characters (the last one and two words, the first one and two)."""
     body = core(text)
     tail = text[len(body) :].strip()
+    if language == "en":
+        words = _WORD.findall(body.lower())
+        keys = [f"endw{n}={' '.join(words[-n:])}" for n in (1, 2) if len(words) >= n]
+        keys.append(f"punct={tail[:1] or '-'}")
+        keys += [f"startw{n}={' '.join(words[:n])}" for n in (1, 2) if len(words) >= n]
+        return keys
     keys = [f"end{n}={body[-n:]}" for n in (1, 2, 3) if len(body) >= n]
     keys.append(f"punct={tail[:1] or '-'}")
     if len(body) >= 2:
@@ -200,25 +313,93 @@ CONTEXT_PATTERNS = (
 """Pattern flags of the previous and the next segment that a segment's own features include."""
 
 
-def hand_feature_names(vocabulary: Sequence[str]) -> list[str]:
+@dataclass(frozen=True)
+class PatternSet:
+    """One language's named patterns: what :func:`segment_flags`, :func:`user_flags` and :func:`hand_features`
+    read (Japanese: the tables above; English and Mandarin: ``_lang_rules``)."""
+
+    language: str
+    """ISO 639-1 code."""
+    segment: tuple[tuple[str, str], ...]
+    """Named patterns over a segment (``ends_*`` / ``no_final*`` over the whole segment, the others its core)."""
+    user: tuple[tuple[str, str], ...]
+    """Named patterns over the user's input (with ``user_question_mark``, ``user_wh``, ``user_info_request``,
+    ``user_final_question`` and ``user_command``, which ``user_asks`` / ``user_commands`` derive from)."""
+    interactions: tuple[tuple[str, str], ...]
+    """Products of a user-side and a segment-side flag."""
+    context: tuple[str, ...]
+    """Flags of the previous and next segment included in a segment's row."""
+    done: str
+    """The segment pattern that marks a completed action (the boundary model's ``prev_done`` / ``next_done``)."""
+    request: str
+    """The segment pattern that marks a request (the boundary model's ``next_kudasai``)."""
+    short_echo: re.Pattern[str] | None
+    """A short echo of the input (Japanese 〜ですね) at the end of a segment's core; ``None``: not used."""
+    compiled: tuple[tuple[str, re.Pattern[str], bool], ...] = field(init=False)
+    """``(name, pattern, whole)`` of :attr:`segment`: ``whole`` patterns look at the whole segment."""
+    user_compiled: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
+    """Compiled :attr:`user`."""
+
+    def __post_init__(self) -> None:
+        whole = ("ends_", "no_final")
+        compiled = tuple((n, re.compile(rx), n.startswith(whole)) for n, rx in self.segment)
+        object.__setattr__(self, "compiled", compiled)
+        object.__setattr__(self, "user_compiled", tuple((n, re.compile(rx)) for n, rx in self.user))
+
+
+_PATTERN_SETS = {
+    "ja": PatternSet(
+        "ja",
+        SEGMENT_PATTERNS,
+        USER_PATTERNS,
+        INTERACTIONS,
+        CONTEXT_PATTERNS,
+        "mashita",
+        "kudasai",
+        re.compile("ですね$"),
+    ),
+    "en": PatternSet(
+        "en", rules.EN_SEGMENT, rules.EN_USER, rules.EN_INTERACTIONS, rules.CONTEXT, "done", "please", None
+    ),
+    "zh": PatternSet(
+        "zh", rules.ZH_SEGMENT, rules.ZH_USER, rules.ZH_INTERACTIONS, rules.CONTEXT, "done", "please", None
+    ),
+}
+
+LANGUAGES = tuple(_PATTERN_SETS)
+"""Languages the offline annotator's features know."""
+
+
+def patterns_of(language: str) -> PatternSet:
+    """The language's :class:`PatternSet`; ``ValueError`` for a language without one."""
+    try:
+        return _PATTERN_SETS[language]
+    except KeyError:
+        raise ValueError(
+            f"the offline annotator has no features for language {language!r} (known: {', '.join(LANGUAGES)})"
+        ) from None
+
+
+def hand_feature_names(vocabulary: Sequence[str], language: str = "ja") -> list[str]:
     """Column names of :func:`hand_features`, in order."""
+    p = patterns_of(language)
     return [
-        *(n for n, _ in SEGMENT_PATTERNS),
-        *(n for n, _ in USER_PATTERNS),
+        *(n for n, _ in p.segment),
+        *(n for n, _ in p.user),
         *USER_SUMMARY,
         *POSITION_FEATURES,
         *RELATION_FEATURES,
-        *(f"{u}*{s}" for u, s in INTERACTIONS),
-        *(f"prev:{n}" for n in CONTEXT_PATTERNS),
-        *(f"next:{n}" for n in CONTEXT_PATTERNS),
+        *(f"{u}*{s}" for u, s in p.interactions),
+        *(f"prev:{n}" for n in p.context),
+        *(f"next:{n}" for n in p.context),
         *vocabulary,
     ]
 
 
-def _neighbour(flags: Sequence[dict[str, float]], i: int) -> list[float]:
+def _neighbour(flags: Sequence[dict[str, float]], i: int, context: Sequence[str]) -> list[float]:
     if 0 <= i < len(flags):
-        return [flags[i][n] for n in CONTEXT_PATTERNS]
-    return [0.0] * len(CONTEXT_PATTERNS)
+        return [flags[i][n] for n in context]
+    return [0.0] * len(context)
 
 
 @functools.lru_cache(maxsize=8)
@@ -227,32 +408,35 @@ def _vocabulary_index(vocabulary: tuple[str, ...]) -> dict[str, int]:
     return {key: i for i, key in enumerate(vocabulary)}
 
 
-def hand_features(segments: Sequence[Segment], user_input: str, vocabulary: Sequence[str]) -> np.ndarray:
+def hand_features(
+    segments: Sequence[Segment], user_input: str, vocabulary: Sequence[str], language: str = "ja"
+) -> np.ndarray:
     """The non-embedding features of each segment of one reply, shape ``(len(segments), len(names))``."""
+    p = patterns_of(language)
     index = _vocabulary_index(tuple(vocabulary))
-    user = user_flags(user_input)
-    flags = [segment_flags(s.text) for s in segments]
+    user = user_flags(user_input, language)
+    flags = [segment_flags(s.text, language) for s in segments]
     content = sum(len(s.text) for s in segments)
-    user_chars = set(_TOPIC_CHAR.findall(user_input))
+    user_chars = topic_units(user_input, language)
     rows = []
     for i, seg in enumerate(segments):
         own = {**flags[i], **_position(i, len(segments), seg, content)}
         both = {**own, **user}
         grams = np.zeros(len(vocabulary))
-        for key in ngram_keys(seg.text):
+        for key in ngram_keys(seg.text, language):
             if key in index:
                 grams[index[key]] = 1.0
         rows.append(
             np.concatenate(
                 [
-                    [flags[i][n] for n, _ in SEGMENT_PATTERNS],
-                    [user[n] for n, _ in USER_PATTERNS],
+                    [flags[i][n] for n, _ in p.segment],
+                    [user[n] for n, _ in p.user],
                     [user[n] for n in USER_SUMMARY],
                     [own[n] for n in POSITION_FEATURES],
-                    _relation(seg.text, user_chars),
-                    [both[u] * both[s] for u, s in INTERACTIONS],
-                    _neighbour(flags, i - 1),
-                    _neighbour(flags, i + 1),
+                    _relation(seg.text, user_chars, p),
+                    [both[u] * both[s] for u, s in p.interactions],
+                    _neighbour(flags, i - 1, p.context),
+                    _neighbour(flags, i + 1, p.context),
                     grams,
                 ]
             )

@@ -1,8 +1,9 @@
 """Garbage replies for the annotator's garbage check: text that performs no task act for the sample it is paired with.
 
-Kinds: ``constant`` (the same ``x`` for every sample), ``random`` (random characters of Japanese and Latin
+Kinds: ``constant`` (the same ``x`` for every sample), ``random`` (random characters of the sample language's
 scripts, as long as the gold reply), ``shuffled`` (the gold reply's characters in random order), ``mojibake``
-(the gold reply's UTF-8 bytes read as Shift_JIS or Latin-1) and ``other`` (the gold reply of a sample of another
+(the gold reply's UTF-8 bytes read as Shift_JIS or Latin-1; ASCII English, which reads the same, as
+EBCDIC) and ``other`` (the gold reply of a sample of another
 domain). Deterministic for a given ``salt``. A good annotator gives them (almost) no acts, so they score like an
 empty reply (WLCS 0). ``same_domain`` (the gold reply to another input of the same domain) is reported for
 information only: it is often a plausible reply to this input too (see docs/annotators.md).
@@ -29,7 +30,18 @@ _ALPHABET = (
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     "。、！？ ・「」"
 )
-"""Characters random garbage is drawn from."""
+"""Characters random garbage is drawn from (Japanese data)."""
+
+_ALPHABETS = {
+    "ja": _ALPHABET,
+    "en": "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzeeeaaoottnnssiirrhhABCDEFGHIJKLMNOPRSTW0123456789"
+    "          .,!?'",
+    "zh": "的一是了我不人在他有这个上们来到时大地为子中你说生国年着就那和要她出也得里后以会家可下而过天去能对小多"
+    "然于心学么之都好看起发当没成只如事把还用第样道想作种开美总从无情己面最女但现前些所同日手又行意动方期它头经长"
+    "儿回位分爱老因很给名法间斯知世什两次使身者被高已亲其进此话常与活正感abcdefgABCDEFG0123456789，。！？、 “”",
+}
+"""Per language, the characters random garbage is drawn from (its own script: random Japanese characters would be
+too easy to tell from an English or Mandarin reply)."""
 
 
 def _rng(salt: str, key: str) -> random.Random:
@@ -49,13 +61,19 @@ def garbage_reply(kind: str, sample: GoldSample, others: Sequence[GoldSample], s
     if kind == "constant":
         return "x"
     if kind == "random":
-        return "".join(rng.choice(_ALPHABET) for _ in range(max(len(reply), 4)))
+        alphabet = _ALPHABETS.get(sample.language, _ALPHABET)
+        return "".join(rng.choice(alphabet) for _ in range(max(len(reply), 4)))
     if kind == "shuffled":
         chars = list(reply)
         rng.shuffle(chars)
         return "".join(chars)
     if kind == "mojibake":
-        return mojibake(reply, rng.randrange(2))
+        garbled = mojibake(reply, rng.randrange(2))
+        if garbled == reply and sample.language != "ja":
+            # ASCII text reads the same in Shift_JIS and Latin-1: garble it as EBCDIC (cp037) instead; Japanese
+            # data keeps the rule the shipped offline-v3 gate was trained with
+            return reply.encode("utf-8").decode("cp037")
+        return garbled
     if kind == "other":
         pool = [o for o in others if o.domain != sample.domain and o.id != sample.id] or [
             o for o in others if o.id != sample.id

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from voxeval.annotate._features import topic_units
 from voxeval.annotate._segment import Segment
 from voxeval.annotate._surface import SURFACE_FEATURES, surface_features
 
@@ -52,24 +53,35 @@ GATE_FEATURES = (
 """The gate's columns."""
 
 
-def _content(text: str) -> set[str]:
+def _content(text: str, language: str = "ja") -> set[str]:
+    """Topic characters (Japanese, Mandarin) or content words (English: ``_features.topic_units``)."""
+    if language == "en":
+        return topic_units(text, language)
     return set(_CONTENT_CHAR.findall(text))
 
 
-def _bigrams(text: str) -> set[str]:
-    """Adjacent pairs of topic characters (e.g. ``タイ``, ``東京``, ``25``)."""
+def _bigrams(text: str, language: str = "ja") -> set[str]:
+    """Adjacent pairs of topic characters (e.g. ``タイ``, ``東京``, ``25``); in English, content words (a word
+    pair shared by two texts is rare, a content word is the unit that carries the topic)."""
+    if language == "en":
+        return topic_units(text, language)
     return {run[k : k + 2] for run in _CONTENT_RUN.findall(text) for k in range(len(run) - 1)}
 
 
 def topic_features(
-    reply: str, reply_emb: np.ndarray, context: str, context_emb: np.ndarray, anchors: np.ndarray
+    reply: str,
+    reply_emb: np.ndarray,
+    context: str,
+    context_emb: np.ndarray,
+    anchors: np.ndarray,
+    language: str = "ja",
 ) -> list[float]:
     """The request-pairing columns: the share of the reply's topic bigrams found in the context (input and
     background), the reply's cosine to the context less its largest cosine to an anchor, and the log of the
     agreement (inner product) of the two topic profiles (softmax of the cosines to the anchors). Unit embeddings;
     a blank context gives ``shared, 0, log 1/k``."""
-    reply_grams = _bigrams(reply)
-    shared = len(reply_grams & _bigrams(context)) / max(len(reply_grams), 1)
+    reply_grams = _bigrams(reply, language)
+    shared = len(reply_grams & _bigrams(context, language)) / max(len(reply_grams), 1)
     if not context.strip() or not len(anchors):
         return [shared, 0.0, float(np.log(1.0 / max(len(anchors), 1)))]
     reply_cos, context_cos = anchors @ reply_emb, anchors @ context_emb
@@ -110,19 +122,20 @@ def gate_row(
     anchors: np.ndarray,
     relevance: np.ndarray,
     segment_surface: np.ndarray | None = None,
+    language: str = "ja",
 ) -> np.ndarray:
     """The gate's feature row of one reply (:data:`GATE_FEATURES`) given the topic ``anchors`` (unit rows) and the
     pairwise ``relevance`` weights; ``segment_surface`` (the segments' :func:`surface_features` rows) is computed
     when not given."""
     if segment_surface is None:
-        segment_surface = np.array([surface_features(s.text, table) for s in segments])
+        segment_surface = np.array([surface_features(s.text, table, language) for s in segments])
     reply_emb = _unit(seg_emb.mean(axis=0))
     user_vec, background_vec = _unit(user_emb), _unit(background_emb)
-    user_chars, reply_chars = _content(user_input), _content(reply)
-    context = user_chars | _content(background)
+    user_chars, reply_chars = _content(user_input, language), _content(reply, language)
+    context = user_chars | _content(background, language)
     context_vec = _unit(user_vec + background_vec)
     named = [
-        *surface_features(reply, table),
+        *surface_features(reply, table, language),
         float(segment_surface[:, SURFACE_FEATURES.index("bigram_known")].min()),
         float(reply_emb @ user_vec),
         float(np.max(seg_emb @ user_vec)),
@@ -133,7 +146,7 @@ def gate_row(
         0.0 if user_input.strip() else 1.0,
         0.0 if background.strip() else 1.0,
         float(np.log(len(segments))),
-        *topic_features(reply, reply_emb, f"{user_input}\n{background}", context_vec, anchors),
+        *topic_features(reply, reply_emb, f"{user_input}\n{background}", context_vec, anchors, language),
         relevance_score(relevance, context_vec, reply_emb),
     ]
     return np.array(named, dtype=np.float64)

@@ -25,10 +25,12 @@ IMPORTANCE_FEATURES = (
 """Columns of :func:`importance_features`."""
 
 
-def importance_features(labels: Sequence[str], spans: Sequence[str], user_input: str) -> np.ndarray:
+def importance_features(
+    labels: Sequence[str], spans: Sequence[str], user_input: str, language: str = "ja"
+) -> np.ndarray:
     """Per-step features for the importance model (label, position, share of the reply, user asks × label)."""
     n = len(labels)
-    asks = user_flags(user_input)["user_asks"]
+    asks = user_flags(user_input, language)["user_asks"]
     total = sum(len(s) for s in spans) or 1
     rows = np.zeros((n, len(IMPORTANCE_FEATURES)))
     k = len(LABELS)
@@ -42,12 +44,12 @@ def importance_features(labels: Sequence[str], spans: Sequence[str], user_input:
 
 
 def importance_steps(
-    coef: np.ndarray, labels: Sequence[Label], spans: Sequence[str], user_input: str
+    coef: np.ndarray, labels: Sequence[Label], spans: Sequence[str], user_input: str, language: str = "ja"
 ) -> tuple[Step, ...]:
     """Steps with importances ``softmax(features @ coef)``; the central (top-scoring) step has the unique maximum."""
     if len(labels) == 1:
         return (Step(labels[0], 1.0, span=spans[0]),)
-    score = importance_features(labels, spans, user_input) @ coef
+    score = importance_features(labels, spans, user_input, language) @ coef
     weights = np.exp(score - score.max())
     weights /= weights.sum()
     top = int(np.argmax(weights))

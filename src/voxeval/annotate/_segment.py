@@ -1,4 +1,6 @@
-"""Splitting a Japanese reply into sentence and clause segments with exact character offsets (pure functions).
+"""Splitting a reply into sentence and clause segments with exact character offsets (pure functions).
+
+Japanese here; English and Mandarin sentence cuts are in ``_segment_lang`` (``segment(reply, language)``).
 
 The offline annotator over-segments: a reply is cut after sentence-final punctuation (。．？！?! and newlines,
 never inside 「…」-style quotes) and at candidate clause boundaries — a 、 or a space right after a polite
@@ -114,18 +116,32 @@ def has_content(text: str) -> bool:
     return bool(_NOT_CONTENT.sub("", text))
 
 
-def is_filler(text: str) -> bool:
+def is_filler(text: str, fillers: frozenset[str] = FILLERS) -> bool:
     """Whether ``text`` is a lone filler word with its punctuation (``はい、`` / ``うん！``)."""
-    return _NOT_CONTENT.sub("", text) in FILLERS
+    return _NOT_CONTENT.sub("", text).lower() in fillers
 
 
-def segment(reply: str) -> tuple[Segment, ...]:
-    """Segments of ``reply`` in order, with exact offsets; empty when the reply has no word characters.
+def segment(reply: str, language: str = "ja") -> tuple[Segment, ...]:
+    """Segments of ``reply`` in order, with exact offsets; empty when the reply has no word characters. English
+    and Mandarin replies are cut by their own rules (``_segment_lang``).
 
     >>> [s.text for s in segment("はい。3分のタイマーをセットしました、名前は何にしますか？「OK！」です")]
     ['はい。3分のタイマーをセットしました、', '名前は何にしますか？', '「OK！」です']
+    >>> [s.text for s in segment("Sure. Dr. Lee's office opens at 9 a.m. Want me to call?", "en")]
+    ['Sure.', "Dr. Lee's office opens at 9 a.m.", 'Want me to call?']
     """
-    spans = [_strip(reply, a, b) for a, b in _raw_pieces(reply)]
+    if language == "ja":
+        return merge_pieces(reply, _raw_pieces(reply), FILLERS)
+    from voxeval.annotate._segment_lang import language_pieces
+
+    pieces, fillers = language_pieces(reply, language)
+    return merge_pieces(reply, pieces, fillers)
+
+
+def merge_pieces(reply: str, pieces: list[tuple[int, int]], fillers: frozenset[str]) -> tuple[Segment, ...]:
+    """Segments from raw ``(start, end)`` cuts: stripped of whitespace; punctuation-only pieces joined to the
+    segment before, lone ``fillers`` to the segment after."""
+    spans = [_strip(reply, a, b) for a, b in pieces]
     spans = [(a, b) for a, b in spans if a < b]
     merged: list[list[int]] = []
     pending_start: int | None = None  # a filler or punctuation-only piece waiting for the next segment
@@ -137,7 +153,7 @@ def segment(reply: str) -> tuple[Segment, ...]:
             elif pending_start is None:
                 pending_start = a
             continue
-        if is_filler(piece):
+        if is_filler(piece, fillers):
             if pending_start is None:
                 pending_start = a
             continue

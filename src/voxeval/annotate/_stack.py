@@ -65,7 +65,11 @@ def raw_columns(design: np.ndarray, vocabulary_size: int) -> np.ndarray:
 
 
 def stack_rows(
-    log_proba: np.ndarray, segments: Sequence[Segment], user_input: str, raw: np.ndarray | None = None
+    log_proba: np.ndarray,
+    segments: Sequence[Segment],
+    user_input: str,
+    raw: np.ndarray | None = None,
+    language: str = "ja",
 ) -> np.ndarray:
     """One reply's stacked-model rows (:func:`stack_names`): the segment's own log-probabilities, those of the
     segments one before and after, the context (position, length, the kind of input), those of the segments two
@@ -86,7 +90,7 @@ def stack_rows(
         order = np.sort(log_proba, axis=0)
         top = log_proba == order[-1]
         rows[:, after + 2 * c :] = np.where(top, order[-2], order[-1])
-    user = user_flags(user_input)
+    user = user_flags(user_input, language)
     index = np.arange(n, dtype=np.float64)
     rows[:, 3 * c : after] = np.column_stack(
         [

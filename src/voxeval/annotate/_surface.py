@@ -24,6 +24,15 @@ _MOJIBAKE = re.compile(
 _ODD_START = frozenset("ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヶーんン、。，．！？!?・」』）)")
 """Characters Japanese text does not start with (a shuffled or cut-up text often does)."""
 
+_ODD_START_BY_LANGUAGE = {
+    "ja": _ODD_START,
+    # English: punctuation, or a lower-case letter (a sentence starts with a capital; a shuffled text rarely does)
+    "en": frozenset(",.;:!?)]}'\"-" + "abcdefghijklmnopqrstuvwxyz"),
+    # Mandarin: punctuation, and particles and suffixes that end or join words (了 吗 呢 吧 的 们 着 过 得 地)
+    "zh": frozenset("，。、；：！？!?）」』”》了吗呢吧的们着过得地啊呀"),
+}
+"""Per language, the characters its text does not start with."""
+
 SURFACE_FEATURES = (
     "hiragana",
     "katakana",
@@ -77,7 +86,7 @@ def bigram_table(texts: list[str], min_docs: int = 2) -> np.ndarray:
     return counts >= min_docs
 
 
-def surface_features(text: str, table: np.ndarray) -> list[float]:
+def surface_features(text: str, table: np.ndarray, language: str = "ja") -> list[float]:
     """Script shares, mojibake share, share of known bigrams and log length of ``text`` (see SURFACE_FEATURES)."""
     chars = [ch for ch in text if not ch.isspace()]
     n = max(len(chars), 1)
@@ -90,5 +99,5 @@ def surface_features(text: str, table: np.ndarray) -> list[float]:
     known = hit_count / len(hits) if len(hits) else 0.0
     unknown = float(np.log1p(len(hits) - hit_count))
     mojibake = len(_MOJIBAKE.findall(text)) / n
-    odd_start = 1.0 if chars and chars[0] in _ODD_START else 0.0
+    odd_start = 1.0 if chars and chars[0] in _ODD_START_BY_LANGUAGE[language] else 0.0
     return [*shares.values(), mojibake, known, unknown, odd_start, float(np.log1p(len(chars)))]

@@ -259,21 +259,10 @@ class DialogueActsBenchmark:
     def settings(self, request: RunRequest) -> RunSettings:
         """Settings with the Appendix B prompts and input voice of the datasets' language (``ja-assistant``,
         the paper's Japanese prompts and pyopenjtalk by default)."""
-        from voxeval.annotate._llm import prompt_language
         from voxeval.systems import default_prompts
 
         datasets = request.datasets or ("ja-assistant",)
         language = run_language(datasets)
-        if language != "ja" and request.annotator.split(":")[0] == "offline":
-            # Its segmenter and its model know Japanese replies only: on other text its labels (and the error it
-            # reports as measured) would be meaningless, so it is refused rather than run.
-            raise ConfigError(
-                f"the offline annotator is trained on Japanese replies only and cannot label {language!r} replies; "
-                f"use --annotator llm:MODEL, which annotates {language!r} replies with its "
-                f"{prompt_language(language).prompt} prompt (an API model such as llm:openai:MODEL, or "
-                "llm:llamacpp:qwen2.5-1.5b offline, which is weak at labelling), or gold:FILE "
-                "(docs/annotators.md, docs/datasets.md 'English and Mandarin')"
-            )
         system_prompt, user_prompt = default_prompts(language)
         reply_text, reply_asr = reply_settings(request)
         return RunSettings(
@@ -305,11 +294,12 @@ class DialogueActsBenchmark:
         """The annotation stage."""
         from voxeval.annotate import annotator_from_spec
 
-        # The llm annotator records the prompt of the run's language (each reply is annotated in its own).
-        llm = settings.annotator.split(":")[0] == "llm"
-        options = {"language": run_language(settings.datasets)} if llm else {}
+        # The llm annotator records the prompt of the run's language (each reply is annotated in its own); the
+        # offline annotator takes the artefact of the run's language and refuses one trained on another.
+        kind = settings.annotator.split(":")[0]
+        options = {"language": run_language(settings.datasets)} if kind in ("llm", "offline") else {}
         annotator: Annotator = annotator_from_spec(settings.annotator, **options)
-        return AnnotateStage(AnnotateWorker(settings.annotator, annotator), settings.reference_aware)
+        return AnnotateStage(AnnotateWorker(settings.annotator, annotator, options), settings.reference_aware)
 
     def summarise(self, run_dir: Path, plan: Plan, systems: list[str]) -> list[ScoredSet]:
         """Score the logs; write ``scores.jsonl`` and ``summary.json``."""

@@ -15,7 +15,10 @@ from voxeval.errors import InputError, Location
 from voxeval.io import atomic_write_json, read_jsonl, read_log
 from voxeval.run._annotations import AnnotateWorker
 
-ANNOTATOR_HELP = "offline | llm:MODEL_SPEC (e.g. llm:openai:gpt-5.4-mini, llm:gemini:gemini-3.8-flash) | gold[:DATASET]"
+ANNOTATOR_HELP = (
+    "offline[:VERSION] (the artefact of the data's language: offline-v3 ja, offline-en-v1 en, offline-zh-v1 zh) | "
+    "llm:MODEL_SPEC (e.g. llm:openai:gpt-5.4-mini, llm:gemini:gemini-3.8-flash) | gold[:DATASET]"
+)
 
 
 def register(commands: Any) -> None:
@@ -25,7 +28,8 @@ def register(commands: Any) -> None:
         description="Annotate the text in --text-field of each row. Output rows are {id, steps}; a reply that cannot "
         "be annotated is written as {id, status: failed, error, raw}. A reply that only repeats the row's input.text "
         "(an echo) gets no acts without calling the annotator. The llm annotator uses the prompt of each row's "
-        "language (input.locale: ja, en or zh; ja when absent). Rerunning resumes: ids already in --out are kept.",
+        "language (input.locale: ja, en or zh; ja when absent); the offline annotator uses the artefact of the rows' "
+        "language, which they must share. Rerunning resumes: ids already in --out are kept.",
     )
     a.add_argument("--annotator", default="offline", help=ANNOTATOR_HELP)
     a.add_argument("--in", dest="inp", required=True, type=Path, help="input JSONL with an id and the reply text")
@@ -127,6 +131,19 @@ def row_language(user: dict[str, Any], where: Location, *, llm: bool) -> str:
     return language
 
 
+def _offline_options(spec: str, first: dict[str, Location]) -> dict[str, Any]:
+    """The offline annotator's options: the one language of the rows (its artefact is per language)."""
+    if spec.split(":")[0] != "offline" or not first:
+        return {}
+    if len(first) > 1:
+        second = sorted(first.values(), key=lambda w: w.line or 0)[1]
+        raise InputError(
+            second.child("input.locale"),
+            f"the offline annotator labels one language per file, found {', '.join(sorted(first))}: split the file",
+        )
+    return {"language": next(iter(first))}
+
+
 def _annotate(args: argparse.Namespace) -> int:
     from voxeval.annotate import annotator_from_spec
     from voxeval.run._executor import Task
@@ -134,17 +151,20 @@ def _annotate(args: argparse.Namespace) -> int:
     from voxeval.run._stage import Stage, run_stage
 
     tasks = []
+    first: dict[str, Location] = {}  # each language's first row
     for line, row in read_jsonl(args.inp):
         where = Location(str(args.inp), line)
         raw_input = row.get("input")
         user_obj: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
         user = user_obj.get("text", "")
         language = row_language(user_obj, where, llm=args.annotator.split(":")[0] == "llm")
+        first.setdefault(language, where)
         sample_id = parse_id(row, where)
         fields = {"id": sample_id}
         item = AnnotationInput(field_text(row, args.text_field, where), user, language=language)
         tasks.append(Task((sample_id,), (fields, item), fields))
-    worker = PredWorker(AnnotateWorker(args.annotator, annotator_from_spec(args.annotator)))
+    options = _offline_options(args.annotator, first)
+    worker = PredWorker(AnnotateWorker(args.annotator, annotator_from_spec(args.annotator, **options), options))
     stage = Stage(f"annotations {args.annotator}", args.out, key="id")
     with RunLock(args.out.parent, f".{args.out.name}.lock"):
         before = set(read_log(args.out)) if args.out.exists() else set()
@@ -163,8 +183,8 @@ def _check(args: argparse.Namespace) -> int:
     total = len(dataset.samples)
     if args.sample is not None:
         dataset = dataset.sampled(args.sample, args.seed)
-    llm = args.annotator.split(":")[0] == "llm"
-    annotator = annotator_from_spec(args.annotator, **({"language": dataset.language} if llm else {}))
+    by_language = args.annotator.split(":")[0] in ("llm", "offline")
+    annotator = annotator_from_spec(args.annotator, **({"language": dataset.language} if by_language else {}))
     result = check_annotator(annotator, dataset.samples, repeats=args.repeats)
     report: dict[str, Any] = {
         "dataset": dataset.name,

@@ -41,7 +41,8 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--annotator",
         default="offline",
-        help="da: offline (Japanese only) | llm:MODEL_SPEC (prompt in the data's language) | gold[:DATASET]",
+        help="da: offline[:VERSION] (the artefact of the data's language) | llm:MODEL_SPEC (prompt in the data's "
+        "language) | gold[:DATASET]",
     )
     p.add_argument(
         "--no-reference-context",

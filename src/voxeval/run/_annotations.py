@@ -46,6 +46,8 @@ class AnnotateWorker:
     """Annotator spec (``offline``, ``llm:…``, ``gold``)."""
     annotator: Annotator | None = None
     """The annotator already built by the driver (not pickled)."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Keyword options the annotator is built with in a worker process (``language`` for ``offline`` / ``llm``)."""
     cpu_bound: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -57,14 +59,14 @@ class AnnotateWorker:
         return OFFLINE_BATCH if self.cpu_bound else network
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"spec": self.spec, "annotator": None, "cpu_bound": self.cpu_bound}
+        return {"spec": self.spec, "annotator": None, "options": self.options, "cpu_bound": self.cpu_bound}
 
     def setup(self) -> None:
         """Build the annotator (load its model) unless the driver handed it over."""
         if self.annotator is None:
             from voxeval.annotate import annotator_from_spec
 
-            self.annotator = annotator_from_spec(self.spec)
+            self.annotator = annotator_from_spec(self.spec, **self.options)
 
     async def __call__(self, payload: tuple[dict[str, Any], AnnotationInput]) -> list[Row]:
         """One annotation row."""
