@@ -294,8 +294,8 @@ def replies_in(paths: Iterable[Path]) -> list[Reply]:
     match Japanese forms, so on other text they would find nothing and say the rows conform."""
     rows = read_rows(paths)
     for path, line, row in rows:
-        user = row.get("input") if isinstance(row.get("input"), dict) else {}
-        locale = str(user.get("locale") or "ja-JP")
+        user = row.get("input")
+        locale = str((user.get("locale") if isinstance(user, dict) else None) or "ja-JP")
         source = str(row.get("source") or "")
         if (
             not locale.startswith("ja")
