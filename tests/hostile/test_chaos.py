@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.run.mock_replies import audio_of, gold_by_audio
 from voxeval.cli import main
 from voxeval.testing.mockserver import Fault, FaultPlan, MockServer
@@ -58,10 +60,17 @@ MIXED = (
 )
 
 
-def test_twenty_percent_mixed_failures(tmp_path) -> None:
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run with no faults and no kills. The mock's reply depends only on the input audio and scores are keyed by
+    sample id, so both tests compare their runs with this one."""
     with MockServer(gold_by_audio) as srv:
-        clean = tmp_path / "clean"
-        assert main(args(f"openai-compat:m@{srv.openai_base_url}", clean)) == 0
+        out = tmp_path_factory.mktemp("clean") / "run"
+        assert main(args(f"openai-compat:m@{srv.openai_base_url}", out)) == 0
+    return out
+
+
+def test_twenty_percent_mixed_failures(tmp_path, clean) -> None:
     plan = FaultPlan(rate=0.2, random_faults=MIXED, seed=11)
     with MockServer(gold_by_audio, faults=plan) as srv:
         flaky = tmp_path / "flaky"
@@ -80,12 +89,10 @@ def test_twenty_percent_mixed_failures(tmp_path) -> None:
     assert all(flaky_scores[i] == clean_scores[i] for i in flaky_scores)
 
 
-def test_ten_sigkills_then_resume(tmp_path) -> None:
+def test_ten_sigkills_then_resume(tmp_path, clean) -> None:
     slow = FaultPlan(rate=1.0, random_faults=(Fault("latency", seconds=0.15),))
     with MockServer(gold_by_audio, faults=slow) as srv:
         spec = f"openai-compat:m@{srv.openai_base_url}?concurrency=2"
-        reference = tmp_path / "reference"
-        assert main(args(spec, reference)) == 0
         out = tmp_path / "killed"
         cmd = [sys.executable, "-m", "voxeval", *args(spec, out)]
         env = {**os.environ, "VOXEVAL_CACHE": str(tmp_path / "cache")}
@@ -102,7 +109,7 @@ def test_ten_sigkills_then_resume(tmp_path) -> None:
             boundaries.append(srv.count())
         assert subprocess.run(cmd, env=env, capture_output=True, timeout=120).returncode == 0
         requests = srv.requests[start:]
-    assert scores(out) == scores(reference)
+    assert scores(out) == scores(clean) and len(scores(out)) == N
     keys = [r["key"] for r in rows(out / "replies.jsonl")]
     assert len(keys) == len(set(keys)) == N, "no duplicate rows"
     for name in ("annotations.jsonl", "inputs.jsonl"):

@@ -28,8 +28,10 @@ def test_error_analysis_on_paper_examples(paper_files) -> None:
     assert e.order_errors == 0
 
 
-def grid(tmp_path):
-    out = tmp_path / "grid"
+@pytest.fixture(scope="module")
+def grid_run(tmp_path_factory):
+    """One run of two systems (one fails a sample) for the module; tests get a copy (see :func:`grid`)."""
+    out = tmp_path_factory.mktemp("grid") / "grid"
     code = main(
         [
             "run",
@@ -52,8 +54,14 @@ def grid(tmp_path):
     return out
 
 
-def test_report_files_and_numbers(tmp_path) -> None:
-    out = grid(tmp_path)
+@pytest.fixture
+def grid(grid_run, tmp_path):
+    """A copy of the module's run directory, the test's to change."""
+    return shutil.copytree(grid_run, tmp_path / "grid")
+
+
+def test_report_files_and_numbers(grid) -> None:
+    out = grid
     html = (out / "report.html").read_text(encoding="utf-8")
     # Self-contained: no external references of any kind.
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)
@@ -68,8 +76,8 @@ def test_report_files_and_numbers(tmp_path) -> None:
     assert table1["python:tests.run.doubles:flaky"][3:6] == ["5", "1", "0"]
 
 
-def test_report_rebuilds_from_directory_alone(tmp_path, capsys) -> None:
-    out = grid(tmp_path)
+def test_report_rebuilds_from_directory_alone(grid, tmp_path, capsys) -> None:
+    out = grid
     (out / "report.html").unlink()
     assert main(["report", str(out)]) == 0
     assert (out / "report.html").exists()
@@ -110,8 +118,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium not installed (make test installs it via apt)")
-def test_html_renders_in_headless_chromium_offline(tmp_path) -> None:
-    out = grid(tmp_path)
+def test_html_renders_in_headless_chromium_offline(grid, tmp_path) -> None:
+    out = grid
     shot = tmp_path / "shot.png"
     cmd = [
         CHROMIUM,

@@ -83,7 +83,8 @@ class WritesToRunDir:
 
 @dataclass
 class GpuWorker:
-    """A worker that says it can use half a GPU; rows carry the GPU ids Ray assigned to its actor."""
+    """A worker that says it can use half a GPU; rows carry the GPU ids Ray assigned to its actor and the thread
+    budget its process was given (what Whisper and llama.cpp would use)."""
 
     cpu_bound: bool = True
     gpus: float = 0.5
@@ -94,7 +95,11 @@ class GpuWorker:
     async def __call__(self, payload: str) -> list[dict[str, Any]]:
         import ray
 
-        return [{"key": payload, "status": "ok", "gpus": [str(g) for g in ray.get_gpu_ids()]}]
+        from voxeval.workers import cpu_threads
+
+        gpus = [str(g) for g in ray.get_gpu_ids()]
+        threads, omp = cpu_threads(2), os.environ.get("OMP_NUM_THREADS")
+        return [{"key": payload, "status": "ok", "gpus": gpus, "threads": threads, "omp": omp}]
 
 
 @dataclass

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.run.ray_workers import BrokenSetup, DyingWorker, GpuWorker, SlowWorker, ThreadsWorker, WritesToRunDir
+from tests.run.ray_workers import BrokenSetup, DyingWorker, GpuWorker, SlowWorker, WritesToRunDir
 from tests.run.stage_workers import EchoWorker
 from voxeval.data import builtin_path
 from voxeval.run._executor import Task, executor_from_name
@@ -51,9 +51,11 @@ def stage_on_ray(path: Path, names: list[str], worker: object, limit: int = 4, *
     return asyncio.run(run_stage(Stage("t", path), tasks(*names), worker, limit=limit, how=how))  # type: ignore[arg-type]
 
 
-def test_actors_set_up_once_and_the_driver_writes_every_row(cluster, tmp_path) -> None:
+def test_actors_set_up_once_and_the_driver_writes_every_row(cluster, tmp_path, capsys) -> None:
     names = [f"s{i}" for i in range(12)] + ["fail", "raise"]
-    rows = stage_on_ray(tmp_path / "log.jsonl", names, EchoWorker(cpu_bound=True))
+    how = StageRun(progress=True, cpu_executor=RayExecutor())
+    stage = Stage("synth", tmp_path / "log.jsonl")
+    rows = asyncio.run(run_stage(stage, tasks(*names), EchoWorker(cpu_bound=True), limit=4, how=how))
     ok = {k: r for k, r in rows.items() if r["status"] == "ok"}
     pids = {r["pid"] for r in ok.values()}
     assert 1 <= len(pids) <= 2 and os.getpid() not in pids  # at most one actor per CPU; none is the driver
@@ -61,30 +63,20 @@ def test_actors_set_up_once_and_the_driver_writes_every_row(cluster, tmp_path) -
     # A worker error comes back as the local executors record it: the same one-line failure row.
     assert rows["raise"] == {"key": "raise", "id": "raise", "status": "failed", "error": "ValueError: worker broke"}
     assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
+    # Progress reports items per second and busy workers (not a terminal: one summary line).
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert re.fullmatch(r"synth: 14/14 done, 2 failed, [\d.]+s, [\d.]+ items/s, up to [12]/2 workers busy", line), line
 
 
-def test_progress_reports_items_per_second_and_busy_workers(cluster, tmp_path, capsys) -> None:
-    how = StageRun(progress=True, cpu_executor=RayExecutor())
-    stage = Stage("synth", tmp_path / "log.jsonl")
-    asyncio.run(run_stage(stage, tasks(*[f"s{i}" for i in range(6)]), EchoWorker(cpu_bound=True), limit=4, how=how))
-    line = capsys.readouterr().err.strip().splitlines()[-1]  # not a terminal: one summary line
-    assert re.fullmatch(r"synth: 6/6 done, 0 failed, [\d.]+s, [\d.]+ items/s, up to [12]/2 workers busy", line)
-
-
-def test_a_worker_that_can_use_a_gpu_gets_one_and_others_do_not(cluster, tmp_path) -> None:
+def test_a_worker_gets_a_gpu_if_it_can_use_one_and_its_cpus_as_its_thread_budget(cluster, tmp_path) -> None:
+    # Whisper and llama.cpp take their thread count from voxeval.workers.cpu_threads (2 in-process on this machine):
+    # two one-CPU actors spinning two threads each on two cores would slow each other down. One worker reports both
+    # its GPU ids and its thread budget, so two pools check both (each pool start costs seconds).
     rows = stage_on_ray(tmp_path / "gpu.jsonl", ["a", "b", "c"], GpuWorker())
     assert all(r["gpus"] == ["0"] for r in rows.values())  # two actors share the cluster's one GPU, half each
-    rows = stage_on_ray(tmp_path / "cpu.jsonl", ["a", "b"], GpuWorker(gpus=0.0))
-    assert all(r["gpus"] == [] for r in rows.values())
-
-
-def test_a_one_cpu_actor_runs_its_engines_on_one_thread(cluster, tmp_path) -> None:
-    # Whisper and llama.cpp take their thread count from voxeval.workers.cpu_threads (2 in-process on this machine):
-    # two one-CPU actors spinning two threads each on two cores would slow each other down.
-    rows = stage_on_ray(tmp_path / "log.jsonl", ["a", "b", "c"], ThreadsWorker())
     assert {(r["threads"], r["omp"]) for r in rows.values()} == {(1, "1")}
-    rows = stage_on_ray(tmp_path / "two.jsonl", ["a"], ThreadsWorker(), cpus=2.0)
-    assert rows["a"]["threads"] == 2
+    rows = stage_on_ray(tmp_path / "cpu.jsonl", ["a"], GpuWorker(gpus=0.0), cpus=2.0)
+    assert rows["a"]["gpus"] == [] and rows["a"]["threads"] == 2
 
 
 def test_one_in_flight_at_a_time_uses_one_actor(cluster, tmp_path) -> None:
@@ -169,11 +161,6 @@ def test_a_task_that_kills_every_worker_in_a_batch_is_charged_only_when_it_runs_
     assert Counter(r["key"] for r in lines(tmp_path / "log.jsonl")) == Counter(names)
 
 
-def test_retries_are_bounded(cluster, tmp_path) -> None:
-    rows = stage_on_ray(tmp_path / "log.jsonl", ["a", "die"], DyingWorker(tmp_path), attempts=2)
-    assert "died 2 times" in rows["die"]["error"] and rows["a"]["status"] == "ok"
-
-
 def test_a_setup_error_stops_the_stage_with_that_error(cluster, tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="model file missing"):
         stage_on_ray(tmp_path / "log.jsonl", ["a", "b"], BrokenSetup())
@@ -218,34 +205,6 @@ def _run_args(out: Path, dataset: Path | str, executor: str, *extra: str) -> lis
     ]  # fmt: skip
 
 
-def test_a_run_on_ray_writes_what_the_async_and_process_runs_write(cluster, tmp_path) -> None:
-    from voxeval.cli import main
-
-    def run(out: Path, executor: str) -> tuple[dict, dict]:
-        assert main(_run_args(out, "ja-assistant", executor, "--limit", "4")) == 0
-        scores = {r["id"]: r for r in lines(out / "scores.jsonl")}
-        return scores, {r["key"]: r["audio"] for r in lines(out / "inputs.jsonl")}
-
-    on_ray = run(tmp_path / "ray", "ray")
-    assert on_ray == run(tmp_path / "async", "async") == run(tmp_path / "process", "process")
-    summary = json.loads((tmp_path / "ray" / "summary.json").read_text())
-    assert summary == json.loads((tmp_path / "async" / "summary.json").read_text())
-
-
-def test_the_offline_annotator_on_ray_scores_what_it_scores_in_process(cluster, tmp_path) -> None:
-    from voxeval.cli import main
-
-    def run(out: Path, executor: str) -> dict:
-        args = _run_args(out, "ja-assistant", executor, "--limit", "5")
-        args[args.index("gold")] = "offline"  # a model-loading stage: the encoder loads once per actor
-        assert main(args) == 0
-        return {r["id"]: r for r in lines(out / "scores.jsonl")}
-
-    assert run(tmp_path / "ray", "ray") == run(tmp_path / "async", "async")
-    steps = [{r["key"]: r["steps"] for r in lines(tmp_path / d / "annotations.jsonl")} for d in ("ray", "async")]
-    assert steps[0] == steps[1] and len(steps[0]) == 5
-
-
 def slow_dataset(path: Path, n: int) -> Path:
     """The first ``n`` ja-assistant samples with inputs long enough that synthesising them takes a while."""
     rows = [json.loads(x) for x in builtin_path("ja-assistant").read_text("utf-8").splitlines()[:n]]
@@ -258,7 +217,7 @@ def slow_dataset(path: Path, n: int) -> Path:
 def test_a_killed_driver_resumes_to_the_scores_of_an_uninterrupted_run(cluster, tmp_path) -> None:
     from voxeval.cli import main
 
-    dataset, total = slow_dataset(tmp_path / "slow.jsonl", 12), 12
+    dataset, total = slow_dataset(tmp_path / "slow.jsonl", 8), 8
     out = tmp_path / "killed"
     address = cluster.get_runtime_context().gcs_address
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
@@ -283,24 +242,35 @@ def test_a_killed_driver_resumes_to_the_scores_of_an_uninterrupted_run(cluster, 
     assert scores[0] == scores[1] and len(scores[0]) == total
 
 
-def test_a_local_cascade_replies_on_ray_workers_as_it_does_on_the_event_loop(cluster, tmp_path, capsys) -> None:
-    """The offline cascade computes locally (here its TTS): its reply stage runs on the CPU executor, one copy of
-    the system per actor, and writes what the in-process run writes."""
+def test_a_run_on_ray_writes_what_the_run_on_the_event_loop_writes(cluster, tmp_path, capsys) -> None:
+    """One run puts a stage of each kind on the actor pool: inputs (TTS), the replies of the offline cascade (it
+    computes locally: its TTS; one copy of the system per actor) and the offline annotator (a model-loading stage:
+    the encoder loads once per actor). It writes the inputs, replies, annotations, scores and summary of the
+    in-process run. One run for all three, since each run on Ray starts a pool per stage. The process executor is
+    compared with the async one by tests/run/test_stage.py."""
     from voxeval.cli import main
     from voxeval.testing.mockserver import MockServer
 
+    def run(out: Path, executor: str) -> tuple[dict, str]:
+        args = ["run", "--dataset", "ja-assistant", "--limit", "4", "--system", spec, "--annotator", "offline"]
+        args += ["--reply-text", "model", "--reply-asr", "none"]  # about the cascade's replies, not reply ASR
+        assert main([*args, "--out", str(out), "--no-cache", "--executor", executor]) == 0
+        written = {
+            "scores": {r["id"]: r for r in lines(out / "scores.jsonl")},
+            "replies": {r["id"]: (r["status"], r["text"]) for r in lines(out / "replies.jsonl")},
+            "reply audio": {r["id"]: (out / r["audio"]).read_bytes() for r in lines(out / "replies.jsonl")},
+            "inputs": {r["key"]: r["audio"] for r in lines(out / "inputs.jsonl")},
+            "steps": {r["key"]: r["steps"] for r in lines(out / "annotations.jsonl")},
+            "summary": json.loads((out / "summary.json").read_text()),
+        }
+        return written, capsys.readouterr().err
+
     with MockServer() as server:
         spec = f"cascade:asr=oracle,llm=openai-compat:m@{server.openai_base_url},tts=pyopenjtalk"
-
-        def run(out: Path, executor: str) -> tuple[dict, dict, str]:
-            args = ["run", "--dataset", "ja-assistant", "--limit", "4", "--system", spec, "--annotator", "offline"]
-            args += ["--reply-text", "model", "--reply-asr", "none"]  # about the cascade's replies, not reply ASR
-            assert main([*args, "--out", str(out), "--no-cache", "--executor", executor]) == 0
-            replies = {r["id"]: (r["status"], r["text"]) for r in lines(out / "replies.jsonl")}
-            audio = {r["id"]: (out / r["audio"]).read_bytes() for r in lines(out / "replies.jsonl")}
-            return {r["id"]: r for r in lines(out / "scores.jsonl")}, {**replies, **audio}, capsys.readouterr().err
-
-        on_ray, local = run(tmp_path / "ray", "ray"), run(tmp_path / "async", "async")
-    assert on_ray[:2] == local[:2] and len(on_ray[0]) == 4
-    replies_line = next(x for x in on_ray[2].splitlines() if x.startswith("replies cascade"))
-    assert re.search(r"up to [12]/2 workers busy", replies_line), replies_line  # it ran on the actor pool
+        (on_ray, progress), (local, _) = run(tmp_path / "ray", "ray"), run(tmp_path / "async", "async")
+    for what in on_ray:
+        assert on_ray[what] == local[what], what
+    assert len(on_ray["scores"]) == len(on_ray["steps"]) == len(on_ray["inputs"]) == 4
+    for stage in ("inputs", "replies cascade", "annotations offline"):  # each ran on the actor pool
+        line = next(x for x in progress.splitlines() if x.startswith(stage))
+        assert re.search(r"up to [12]/2 workers busy", line), line

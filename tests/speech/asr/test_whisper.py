@@ -32,15 +32,22 @@ def clips() -> list[bytes]:
     return [to_input_format(tts.synthesize(t, VoiceStyle())) for t in TEXTS]
 
 
-def test_short_path_hears_what_the_full_window_hears(asr, clips) -> None:
+@pytest.fixture(scope="module")
+def batch(asr, clips) -> list:
+    """What the batch call hears in the clips (the short path: no clip went to the full window)."""
+    heard = asr.transcribe_batch(clips, "ja")
+    assert asr.full_path_clips == 0
+    return heard
+
+
+def test_short_path_hears_what_the_full_window_hears(asr, clips, batch) -> None:
     from faster_whisper.audio import decode_audio
 
     from voxeval.speech.asr._whisper import _decode_full
 
     model = asr._load()
-    short = asr.transcribe_batch(clips, "ja")
+    short = batch
     full = [_decode_full(model, decode_audio(io.BytesIO(c), sampling_rate=16000), "ja") for c in clips]
-    assert asr.full_path_clips == 0
     # One character may differ (e.g. タイマラ / タイマル for タイマー), nothing more.
     for text, s, f in zip(TEXTS, short, full, strict=True):
         assert cer(f.text, s.text) <= 0.1 and cer(text, s.text) <= cer(text, f.text) + 0.1, (s.text, f.text)
@@ -52,8 +59,8 @@ def test_language_is_detected_on_the_short_path_when_unknown(asr, clips) -> None
     assert heard.language == "ja" and heard.language_probability is not None and heard.language_probability > 0.5
 
 
-def test_one_clip_and_a_batch_agree(asr, clips) -> None:
-    assert [asr.transcribe(c, "ja").text for c in clips] == [t.text for t in asr.transcribe_batch(clips, "ja")]
+def test_one_clip_and_a_batch_agree(asr, clips, batch) -> None:
+    assert [asr.transcribe(c, "ja").text for c in clips] == [t.text for t in batch]
 
 
 def test_silence_goes_to_the_full_path_and_hears_nothing(asr) -> None:
