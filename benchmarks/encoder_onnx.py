@@ -72,7 +72,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--texts", type=int, default=1500, help="distinct segments to encode (default 1500)")
     args = parser.parse_args()
-    from voxeval.annotate._features import Encoder
+    from voxeval.annotate._encoder import Encoder
 
     texts = segment_texts(args.texts)
     result: dict[str, object] = {"texts": len(texts), "mean_chars": round(float(np.mean([len(t) for t in texts])), 1)}

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from voxeval.annotate import _features
-from voxeval.annotate._features import EMBED_DIM, Encoder
+from voxeval.annotate import _encoder
+from voxeval.annotate._encoder import EMBED_DIM, Encoder
 
 
 class FakeModel:
@@ -44,7 +44,7 @@ def test_each_text_is_encoded_once_per_process(encoder: Any) -> None:
 
 def test_the_memo_is_bounded(encoder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     made, fake = encoder
-    monkeypatch.setattr(_features, "MEMO_SIZE", 3)
+    monkeypatch.setattr(_encoder, "MEMO_SIZE", 3)
     made.encode(["a", "bb", "ccc"])
     made.encode(["dddd"])  # would exceed the bound: the memo starts over
     made.encode(["a"])

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from voxeval.annotate import AnnotationInput
+from voxeval.annotate._artefact import load_artefact
 from voxeval.annotate._garbage import garbage_reply
 from voxeval.annotate._gate import GATE_FEATURES, relevance_features, relevance_score, topic_features
 from voxeval.annotate._offline import OfflineAnnotator, artefact_paths
-from voxeval.annotate._offline_model import load_artefact
 from voxeval.data import GoldSample, resolve_dataset
 from voxeval.errors import ConfigError
 

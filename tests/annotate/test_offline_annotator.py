@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from voxeval.acts import LABELS
 from voxeval.annotate import AnnotationInput, annotator_from_spec, annotators
+from voxeval.annotate._artefact import load_artefact
+from voxeval.annotate._decode import CLASSES, TAGS
 from voxeval.annotate._offline import ARTEFACT_DIR, OfflineAnnotator, artefact_paths
-from voxeval.annotate._offline_model import CLASSES, TAGS, load_artefact
 from voxeval.data import resolve_dataset
 from voxeval.errors import ConfigError
 

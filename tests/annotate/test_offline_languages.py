@@ -18,36 +18,35 @@ from voxeval.errors import ConfigError
 
 
 @pytest.mark.parametrize(
-    ("reply", "expected"),
+    ("language", "reply", "expected"),
     [
-        ("Sure. I'll set it.", ["Sure.", "I'll set it."]),
-        ("Dr. Lee's office opens at 9 a.m. on Monday.", ["Dr. Lee's office opens at 9 a.m. on Monday."]),
-        ("It opens at 9 a.m. Want me to call?", ["It opens at 9 a.m.", "Want me to call?"]),
-        ("It's $3.50, e.g. cheaper. Okay!", ["It's $3.50, e.g. cheaper.", "Okay!"]),
-        ('He said "Stop. Now." and left.', ['He said "Stop. Now." and left.']),
-        ('You have a message: "Are we on?" Want to reply?', ['You have a message: "Are we on?"', "Want to reply?"]),
-        ("Yes. It's sunny!! Enjoy.", ["Yes. It's sunny!!", "Enjoy."]),
-        ("Line one\nline two", ["Line one", "line two"]),
-        ("Mr. J. Smith called (at 3 p.m. today). Call back?", ["Mr. J. Smith called (at 3 p.m. today).", "Call back?"]),
+        ("en", "Sure. I'll set it.", ["Sure.", "I'll set it."]),
+        ("en", "Dr. Lee's office opens at 9 a.m. on Monday.", ["Dr. Lee's office opens at 9 a.m. on Monday."]),
+        ("en", "It opens at 9 a.m. Want me to call?", ["It opens at 9 a.m.", "Want me to call?"]),
+        ("en", "It's $3.50, e.g. cheaper. Okay!", ["It's $3.50, e.g. cheaper.", "Okay!"]),
+        ("en", 'He said "Stop. Now." and left.', ['He said "Stop. Now." and left.']),
+        (
+            "en",
+            'You have a message: "Are we on?" Want to reply?',
+            ['You have a message: "Are we on?"', "Want to reply?"],
+        ),
+        ("en", "Yes. It's sunny!! Enjoy.", ["Yes. It's sunny!!", "Enjoy."]),
+        ("en", "Line one\nline two", ["Line one", "line two"]),
+        (
+            "en",
+            "Mr. J. Smith called (at 3 p.m. today). Call back?",
+            ["Mr. J. Smith called (at 3 p.m. today).", "Call back?"],
+        ),
+        ("zh", "好的。已经设好了！要不要加个提醒？", ["好的。", "已经设好了！", "要不要加个提醒？"]),
+        ("zh", "已暂停，还剩七分四十秒。", ["已暂停，还剩七分四十秒。"]),  # no clause cuts (ZH_CLAUSE_CUTS)
+        ("zh", "如果下雨，记得带伞。", ["如果下雨，记得带伞。"]),
+        ("zh", "陈静说：“今晚还一起吃饭吗？”要回吗？", ["陈静说：“今晚还一起吃饭吗？”", "要回吗？"]),
+        ("zh", "版本v1.2很好；价格是3.5元。", ["版本v1.2很好；", "价格是3.5元。"]),
+        ("zh", "嗯。明天有雨", ["嗯。明天有雨"]),
     ],
 )
-def test_english_sentences(reply: str, expected: list[str]) -> None:
-    assert [s.text for s in segment(reply, "en")] == expected
-
-
-@pytest.mark.parametrize(
-    ("reply", "expected"),
-    [
-        ("好的。已经设好了！要不要加个提醒？", ["好的。", "已经设好了！", "要不要加个提醒？"]),
-        ("已暂停，还剩七分四十秒。", ["已暂停，还剩七分四十秒。"]),  # no clause cuts (ZH_CLAUSE_CUTS)
-        ("如果下雨，记得带伞。", ["如果下雨，记得带伞。"]),
-        ("陈静说：“今晚还一起吃饭吗？”要回吗？", ["陈静说：“今晚还一起吃饭吗？”", "要回吗？"]),
-        ("版本v1.2很好；价格是3.5元。", ["版本v1.2很好；", "价格是3.5元。"]),
-        ("嗯。明天有雨", ["嗯。明天有雨"]),
-    ],
-)
-def test_mandarin_sentences(reply: str, expected: list[str]) -> None:
-    assert [s.text for s in segment(reply, "zh")] == expected
+def test_english_and_mandarin_sentences(language: str, reply: str, expected: list[str]) -> None:
+    assert [s.text for s in segment(reply, language)] == expected
 
 
 _TEXT = st.text(alphabet=st.sampled_from(list("ab Z.?!,;:\"'()“”。？！，；了已经嗯\n3")), max_size=60)

@@ -13,16 +13,9 @@ import pytest
 from training.annotator.data import builtin_dev
 from training.annotator.examples import Embedded, asr_variant, examples_from, gold_offsets, label_segments
 from voxeval.acts import Step
+from voxeval.annotate._decode import CLASSES, NONE, TAGS, merge_runs, merge_tags, viterbi
 from voxeval.annotate._importance import IMPORTANCE_FEATURES, importance_steps
-from voxeval.annotate._offline_model import (
-    CLASSES,
-    NONE,
-    TAGS,
-    ReplyInput,
-    merge_runs,
-    merge_tags,
-    viterbi,
-)
+from voxeval.annotate._offline_model import ReplyInput
 from voxeval.annotate._segment import segment
 from voxeval.annotate._stack import stack_names
 from voxeval.data import GoldSample
@@ -303,7 +296,7 @@ def test_the_stack_setting_reaches_the_artefact(tmp_path: Path) -> None:
     import json
 
     from training.annotator.__main__ import main
-    from voxeval.annotate._offline_model import load_artefact
+    from voxeval.annotate._artefact import load_artefact
 
     for stack, bags, blend, raw in (
         ("true", 1, 0.0, "false"),
@@ -392,7 +385,7 @@ def test_the_final_gate_reads_the_table_it_is_given() -> None:
     from training.annotator.examples import CachedEncoder, embed_examples
     from training.annotator.fit import training_table
     from training.annotator.gate import fit_gate
-    from voxeval.annotate._features import shared_encoder
+    from voxeval.annotate._encoder import shared_encoder
 
     examples = examples_from(builtin_dev()[:90])
     encoder = CachedEncoder(shared_encoder())
@@ -410,7 +403,7 @@ def test_off_topic_copies_and_gate_authors_reach_the_artefact(tmp_path: Path) ->
     import json
 
     from training.annotator.__main__ import main
-    from voxeval.annotate._offline_model import load_artefact
+    from voxeval.annotate._artefact import load_artefact
 
     args = ["--out", str(tmp_path), "--report", str(tmp_path / "report.json"), "--limit", "80", "--no-loao"]
     sets = ["stack_iter=5", "continuation=true", "off_topic_share=0.5", 'gate_authors=["builtin"]']

@@ -39,7 +39,7 @@ from training.annotator.examples import (
 )
 from training.annotator.fit import Settings, parse_settings, train_model, training_table
 from training.annotator.gate import fit_settings_gate
-from voxeval.annotate._features import Encoder, shared_encoder
+from voxeval.annotate._encoder import Encoder, shared_encoder
 from voxeval.annotate._offline import ARTEFACT_DIR, artefact_paths
 from voxeval.annotate._offline_model import OfflineModel
 from voxeval.data import atomic_write_bytes, atomic_write_text

@@ -12,16 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from voxeval.annotate._artefact import STACK_PREFIX, Artefact, load_artefact
+from voxeval.annotate._boundary import BOUNDARY_FEATURES
+from voxeval.annotate._decode import CLASSES
 from voxeval.annotate._gate import GATE_FEATURES
 from voxeval.annotate._importance import IMPORTANCE_FEATURES
-from voxeval.annotate._offline_model import (
-    BOUNDARY_FEATURES,
-    CLASSES,
-    STACK_PREFIX,
-    Artefact,
-    OfflineModel,
-    load_artefact,
-)
+from voxeval.annotate._offline_model import OfflineModel
 from voxeval.annotate._stack import stack_names
 from voxeval.annotate._surface import BIGRAM_BITS
 

@@ -31,7 +31,7 @@ from training.annotator.examples import CachedEncoder, ReplyExample, embed_examp
 from training.annotator.fit import _hash_share, parse_settings, train_model, training_table
 from training.annotator.gate import fit_settings_gate
 from training.annotator.scoring import confusion_table, score_annotations
-from voxeval.annotate._features import shared_encoder
+from voxeval.annotate._encoder import shared_encoder
 
 FOLDS = 5
 """Number of grouped folds."""

@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point: print the overall figures, then each group's, then the rows given no acts."""
     from training.annotator.data import load_authored
     from training.annotator.examples import CachedEncoder, embed_examples, examples_from
-    from voxeval.annotate._features import shared_encoder
+    from voxeval.annotate._encoder import shared_encoder
     from voxeval.annotate._offline import DEFAULT_VERSION, load_version
 
     parser = argparse.ArgumentParser(prog="python -m training.annotator.evaluate", description=__doc__.split("\n")[0])

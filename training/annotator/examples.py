@@ -16,8 +16,8 @@ import numpy as np
 
 from training.annotator.data import LabelledReply
 from voxeval.acts import Step
-from voxeval.annotate._features import Encoder
-from voxeval.annotate._offline_model import NONE
+from voxeval.annotate._decode import NONE
+from voxeval.annotate._encoder import Encoder
 from voxeval.annotate._segment import Segment, segment
 from voxeval.data import GoldSample
 
@@ -133,7 +133,7 @@ def embed_examples(examples: Sequence[ReplyExample], encoder: Encoder) -> Embedd
 
 def segmentation_ceiling(examples: Sequence[ReplyExample]) -> float:
     """Share of examples whose gold steps the segmenter can reproduce exactly (same labels and spans)."""
-    from voxeval.annotate._offline_model import merge_runs
+    from voxeval.annotate._decode import merge_runs
 
     hits = 0
     for ex in examples:

@@ -30,18 +30,13 @@ import numpy as np
 from training.annotator.augment import off_topic_copies
 from training.annotator.examples import Embedded, ReplyExample, gold_offsets
 from training.annotator.trees import average_ensembles, export_trees
-from voxeval.annotate._features import EMBED_DIM, ngram_keys
+from voxeval.annotate._boundary import boundary_row
+from voxeval.annotate._decode import CLASSES, CONTINUES, NONE, TAGS
+from voxeval.annotate._encoder import EMBED_DIM
+from voxeval.annotate._features import ngram_keys
 from voxeval.annotate._gate import Gate
 from voxeval.annotate._importance import importance_features
-from voxeval.annotate._offline_model import (
-    CLASSES,
-    CONTINUES,
-    NONE,
-    TAGS,
-    OfflineModel,
-    boundary_row,
-    design_rows,
-)
+from voxeval.annotate._offline_model import OfflineModel, design_rows
 from voxeval.annotate._stack import raw_columns, stack_rows
 from voxeval.annotate._surface import bigram_table
 from voxeval.annotate._trees import TreeEnsemble

@@ -24,7 +24,7 @@ import numpy as np
 from training.annotator.examples import Embedded, ReplyExample
 from training.annotator.fit import Settings, training_table
 from training.annotator.relevance import cross_fitted, fit_relevance, group_fold
-from voxeval.annotate._features import Encoder
+from voxeval.annotate._encoder import Encoder
 from voxeval.annotate._garbage import garbage_reply
 from voxeval.annotate._gate import Gate, gate_row
 from voxeval.annotate._segment import segment

@@ -25,7 +25,7 @@ import numpy as np
 from training.annotator.data import LabelledReply, all_replies
 from voxeval.acts import Acts, normalise
 from voxeval.annotate import AnnotationInput, Reference
-from voxeval.annotate._features import shared_encoder
+from voxeval.annotate._encoder import shared_encoder
 from voxeval.annotate._offline import OfflineAnnotator, load_version
 from voxeval.annotate._reference import reference_texts
 from voxeval.data import resolve_dataset

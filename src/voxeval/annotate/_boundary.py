@@ -12,7 +12,8 @@ import numpy as np
 
 from voxeval.acts import LABELS
 from voxeval.annotate import _lang_rules as rules
-from voxeval.annotate._features import core, patterns_of, segment_flags
+from voxeval.annotate._features import core, segment_flags
+from voxeval.annotate._patterns import patterns_of
 
 _NEW_CONTENT = re.compile(
     r"^(?:ちなみに|また|なお|ついでに|あわせて|併せて|それと|さらに|ほかに|他に|あと|ただ|それから|それに)"

@@ -5,7 +5,7 @@ me to …?"), done actions ("I've set …"), promises ("I'll …"), requests ("p
 Mandarin's 要不要 / 需要我…吗 offers, 了 for completed actions, 会 / 马上 / 这就 promises, 请 / 麻烦 requests, 建议 /
 记得 advice, the particles 吗 吧 呢. The names the code reads (``ends_question_mark``, ``ends_comma``, the user's
 ``user_question_mark`` / ``user_wh`` / ``user_info_request`` / ``user_final_question`` / ``user_command``) exist
-in every language; :class:`~voxeval.annotate._features.PatternSet` says which pattern plays the "done" and
+in every language; :class:`~voxeval.annotate._patterns.PatternSet` says which pattern plays the "done" and
 "request" roles of the boundary model. Pure data: imports nothing of voxeval.
 """
 

@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from voxeval.acts import Step
-from voxeval.annotate._features import Encoder, shared_encoder
-from voxeval.annotate._offline_model import Artefact, ReplyInput, load_artefact
+from voxeval.annotate._artefact import Artefact, load_artefact
+from voxeval.annotate._encoder import Encoder, shared_encoder
+from voxeval.annotate._offline_model import ReplyInput
 from voxeval.annotate._protocol import Annotation, AnnotationInput, annotators
 from voxeval.annotate._reference import REFERENCE_THRESHOLD, off_reference, reference_texts
 from voxeval.annotate._segment import Segment, segment

@@ -1,73 +1,34 @@
-"""The offline annotator's trained model: plain numpy arrays, prediction, and its pickle-free artefact files.
+"""The offline annotator's trained model: plain numpy arrays and prediction.
 
-An artefact is two files under ``voxeval/annotate/artefacts/``: ``NAME.npz`` (arrays only, read with
-``allow_pickle=False``) and ``NAME.json`` (labels, n-gram vocabulary, training-data sha256, settings, metrics).
-They are written (byte-for-byte reproducibly) by the training code under ``training/annotator``.
+Its classes, tags and decoding into steps are in ``_decode``; its artefact files and their loading in ``_artefact``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from voxeval.acts import LABELS, Label, Step
+from voxeval.acts import Step
 from voxeval.annotate._answers import answer_features
-from voxeval.annotate._boundary import BOUNDARY_FEATURES as BOUNDARY_FEATURES  # re-exported: training reads it here
-from voxeval.annotate._boundary import boundary_row as boundary_row
-from voxeval.annotate._features import EMBED_DIM, LANGUAGES, hand_features
-from voxeval.annotate._gate import GATE_FEATURES, Gate, gate_row
+from voxeval.annotate._boundary import boundary_row
+from voxeval.annotate._decode import CLASSES, CONTINUES, NONE, merge_runs, merge_tags, viterbi
+from voxeval.annotate._encoder import EMBED_DIM
+from voxeval.annotate._features import hand_features
+from voxeval.annotate._gate import Gate, gate_row
 from voxeval.annotate._importance import importance_steps
 from voxeval.annotate._segment import Segment
-from voxeval.annotate._stack import raw_columns, stack_names, stack_rows
+from voxeval.annotate._stack import raw_columns, stack_rows
 from voxeval.annotate._surface import surface_features
-from voxeval.annotate._trees import TREE_ARRAYS, TreeEnsemble
-from voxeval.errors import ConfigError
-
-NONE = "none"
-"""Class of text the gold leaves outside every span (social formulae)."""
-
-CLASSES: tuple[str, ...] = (*LABELS, NONE)
-"""Segment classes: the seven labels, then ``none``."""
-
-CONTINUES = "+"
-"""Prefix of a continuation tag: ``+Answer`` continues the step of the segment before (same label, one step)."""
-
-TAGS: tuple[str, ...] = (*CLASSES, *(CONTINUES + label for label in LABELS))
-"""Segment tags of a model that segments and labels in one pass: a class starts a step (or is ``none``), a
-continuation tag extends the previous segment's step."""
+from voxeval.annotate._trees import TreeEnsemble
 
 MIN_WORD_CHARS = 2
 """A reply with fewer word characters (letters, kana, kanji, digits) performs no act: ``x``, ``。``."""
 
 _WORD_CHAR = re.compile(r"[^\W_]")
-
-ARRAY_NAMES = (
-    "mean",
-    "scale",
-    "coef",
-    "intercept",
-    "transitions",
-    "importance_coef",
-    "bigrams",
-    "gate_mean",
-    "gate_scale",
-    "gate_coef",
-    "gate_anchors",
-    "boundary_coef",
-    "gate_relevance",
-)
-"""Arrays stored in the ``.npz`` (``bigrams`` bit-packed)."""
-
-STACK_PREFIX = "stack_"
-"""Prefix of the stacked label model's arrays in the ``.npz`` (:data:`~voxeval.annotate._trees.TREE_ARRAYS`)."""
 
 
 @dataclass(frozen=True)
@@ -88,20 +49,6 @@ class ReplyInput:
     """The scenario background (may be blank)."""
     background_emb: np.ndarray | None = None
     """The background's embedding (``None``: zeros)."""
-
-
-@dataclass(frozen=True)
-class Artefact:
-    """A loaded artefact: the model and where it came from."""
-
-    model: OfflineModel
-    """The model."""
-    meta: dict[str, Any]
-    """The JSON side (version, vocabulary, training data, metrics)."""
-    sha256: str
-    """sha256 of the ``.npz`` file."""
-    meta_sha256: str
-    """sha256 of the ``.json`` file."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +73,8 @@ class OfflineModel:
     """Linear weights over ``_importance.importance_features``: a step's log-importance up to a per-reply
     constant."""
     boundary_coef: np.ndarray
-    """Weights (bias last) of the same-label boundary model over :data:`BOUNDARY_FEATURES`; empty: always merge."""
+    """Weights (bias last) of the same-label boundary model over ``_boundary.BOUNDARY_FEATURES``; empty: always
+    merge."""
     bigrams: np.ndarray
     """Bit table of hashed character bigrams of the training text (see ``_surface``)."""
     gate: Gate | None
@@ -330,123 +278,3 @@ def design_rows(
     if answers:
         blocks.append(answer_features(segments, user_input, cosine))
     return np.hstack(blocks).astype(np.float64)
-
-
-def viterbi(log_proba: np.ndarray, transitions: np.ndarray, weight: float) -> list[int]:
-    """Best path through per-position scores ``log_proba`` (n × C) with ``weight × transitions``."""
-    n, c = log_proba.shape
-    if n == 0:
-        return []
-    trans = weight * transitions
-    score = trans[c, :c] + log_proba[0]
-    back = np.zeros((n, c), dtype=np.int64)
-    for i in range(1, n):
-        cand = score[:, None] + trans[:c, :c]
-        back[i] = cand.argmax(axis=0)
-        score = cand.max(axis=0) + log_proba[i]
-    score = score + trans[:c, c]
-    path = [int(score.argmax())]
-    for i in range(n - 1, 0, -1):
-        path.append(int(back[i, path[-1]]))
-    return path[::-1]
-
-
-def merge_runs(
-    segments: Sequence[Segment], labels: Sequence[str], splits: Sequence[bool] | None = None
-) -> list[tuple[Label, int, int]]:
-    """``(label, start, end)`` for each run of adjacent segments with the same label (a run also ends before a
-    segment whose ``splits`` entry is true); ``none`` runs dropped."""
-    groups: list[tuple[Label, int, int]] = []
-    previous: str | None = None
-    for i, (seg, label) in enumerate(zip(segments, labels, strict=True)):
-        if label != NONE and label == previous and not (splits and splits[i]):
-            act, start, _ = groups[-1]
-            groups[-1] = (act, start, seg.end)
-        elif label != NONE:
-            groups.append((_as_label(label), seg.start, seg.end))
-        previous = label
-    return groups
-
-
-def merge_tags(segments: Sequence[Segment], tags: Sequence[str]) -> list[tuple[Label, int, int]]:
-    """``(label, start, end)`` of each step: a class tag starts a step, a continuation tag (``+X``) extends the
-    previous segment's step when that step is an ``X`` (else it starts one); ``none`` segments dropped."""
-    groups: list[tuple[Label, int, int]] = []
-    previous: str | None = None
-    for seg, tag in zip(segments, tags, strict=True):
-        if tag == NONE:
-            previous = None
-            continue
-        label = tag.removeprefix(CONTINUES)
-        if tag.startswith(CONTINUES) and previous == label:
-            act, start, _ = groups[-1]
-            groups[-1] = (act, start, seg.end)
-        else:
-            groups.append((_as_label(label), seg.start, seg.end))
-        previous = label
-    return groups
-
-
-def _as_label(name: str) -> Label:
-    for label in LABELS:
-        if label == name:
-            return label
-    raise ValueError(f"not a dialogue-act label: {name!r}")
-
-
-def load_artefact(npz_path: Path, json_path: Path) -> Artefact:
-    """Load an artefact, checking the JSON's record of the ``.npz`` hash and the array shapes."""
-    try:
-        npz = npz_path.read_bytes()
-        meta_bytes = json_path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"offline annotator artefact missing: {exc}") from exc
-    meta = json.loads(meta_bytes)
-    digest = hashlib.sha256(npz).hexdigest()
-    if meta.get("npz_sha256") != digest:
-        raise ConfigError(f"{npz_path}: sha256 {digest} does not match {json_path.name} (retrain the artefact)")
-    if tuple(meta.get("classes", ())) != CLASSES:
-        raise ConfigError(f"{json_path}: classes {meta.get('classes')} differ from this voxeval's {list(CLASSES)}")
-    language = str(meta.get("language", "ja"))  # artefacts before issue 34 are Japanese and do not say so
-    if language not in LANGUAGES:
-        raise ConfigError(f"{json_path}: language {language!r} is not one this voxeval knows ({', '.join(LANGUAGES)})")
-    tags = tuple(meta.get("tags", CLASSES))
-    if tags not in (CLASSES, TAGS):
-        raise ConfigError(f"{json_path}: tags {list(tags)} are neither {list(CLASSES)} nor {list(TAGS)}")
-    stacked = meta.get("stack") is not None
-    raw = stacked and bool(meta["stack"].get("raw", False))
-    if stacked and list(meta["stack"].get("features", ())) != stack_names(tags, raw):
-        raise ConfigError(f"{json_path}: the stacked model's columns differ from this voxeval's (retrain the artefact)")
-    with np.load(io.BytesIO(npz), allow_pickle=False) as z:
-        arrays = {name: z[name] for name in ARRAY_NAMES}
-        trees = {name: z[STACK_PREFIX + name] for name in TREE_ARRAYS} if stacked else None
-    size = 1 << int(meta["bigram_bits"])
-    gate = None
-    if meta.get("gate") is not None:
-        if tuple(meta.get("gate_features", ())) != GATE_FEATURES:
-            raise ConfigError(f"{json_path}: the gate's features differ from this voxeval's (retrain the artefact)")
-        gate = Gate(
-            mean=arrays["gate_mean"].astype(np.float64),
-            scale=arrays["gate_scale"].astype(np.float64),
-            coef=arrays["gate_coef"].astype(np.float64),
-            intercept=float(meta["gate"]["intercept"]),
-            threshold=float(meta["gate"]["threshold"]),
-            anchors=arrays["gate_anchors"].astype(np.float64),
-            relevance=arrays["gate_relevance"].astype(np.float64),
-        )
-    model = OfflineModel(
-        vocabulary=tuple(meta["vocabulary"]),
-        transition_weight=float(meta["transition_weight"]),
-        settings=dict(meta.get("settings", {})),
-        bigrams=np.unpackbits(arrays["bigrams"].astype(np.uint8))[:size].astype(bool),
-        gate=gate,
-        boundary_coef=arrays["boundary_coef"].astype(np.float64),
-        tags=tags,
-        answers=bool(meta.get("answers", False)),
-        stack=None if trees is None else TreeEnsemble.from_arrays(trees),
-        stack_blend=float(meta["stack"].get("blend", 0.0)) if stacked else 0.0,
-        stack_raw=raw,
-        language=language,
-        **{name: arrays[name].astype(np.float64) for name in ARRAY_NAMES[:6]},
-    )
-    return Artefact(model, meta, digest, hashlib.sha256(meta_bytes).hexdigest())

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from voxeval.annotate._features import EMBED_DIM, hand_feature_names, user_flags
+from voxeval.annotate._encoder import EMBED_DIM
+from voxeval.annotate._features import hand_feature_names, user_flags
 from voxeval.annotate._segment import Segment
 from voxeval.annotate._surface import SURFACE_FEATURES
 

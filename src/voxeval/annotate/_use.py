@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from voxeval.annotate._features import EMBED_DIM
+from voxeval.annotate._encoder import EMBED_DIM
 from voxeval.errors import ConfigError, MissingDependencyError
 
 log = logging.getLogger("voxeval.annotate")
