@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -90,21 +91,31 @@ def shift_pitch(audio: Audio, semitones: float) -> Audio:
         raise ValueError(f"pitch shift must be finite, got {semitones}")
     if semitones == 0.0:
         return audio
-    try:
-        import parselmouth
-        from parselmouth.praat import call
-    except ImportError:
-        raise MissingDependencyError("a PSOLA pitch shift", "acoustics", "praat-parselmouth") from None
-    sound = parselmouth.Sound(audio.samples.astype(np.float64), sampling_frequency=audio.sample_rate)
+    sound, call = _praat_sound(audio, "a PSOLA pitch shift")
     manipulation = call(sound, "To Manipulation", 0.01, *PSOLA_PITCH_RANGE_HZ)
     tier = call(manipulation, "Extract pitch tier")
     call(tier, "Multiply frequencies", sound.xmin, sound.xmax, 2.0 ** (semitones / 12.0))
     call([tier, manipulation], "Replace pitch tier")
-    shifted = np.asarray(call(manipulation, "Get resynthesis (overlap-add)").values[0], dtype=np.float64)
-    before, after = (float(np.sqrt(np.mean(np.square(x)))) for x in (audio.samples.astype(np.float64), shifted))
+    return _at_level_of(audio, call(manipulation, "Get resynthesis (overlap-add)").values[0])
+
+
+def _praat_sound(audio: Audio, what: str) -> tuple[Any, Any]:
+    """``audio`` as a Praat sound and parselmouth's ``call`` (``what`` names the operation if it is missing)."""
+    try:
+        import parselmouth
+        from parselmouth.praat import call
+    except ImportError:
+        raise MissingDependencyError(what, "acoustics", "praat-parselmouth") from None
+    return parselmouth.Sound(audio.samples.astype(np.float64), sampling_frequency=audio.sample_rate), call
+
+
+def _at_level_of(audio: Audio, samples: np.ndarray) -> Audio:
+    """``samples`` scaled to the RMS of ``audio`` (Praat's resynthesis changes the level), at its sample rate."""
+    out = np.asarray(samples, dtype=np.float64)
+    before, after = (float(np.sqrt(np.mean(np.square(x)))) for x in (audio.samples.astype(np.float64), out))
     if after > 0.0:
-        shifted *= before / after
-    return Audio(np.ascontiguousarray(shifted, dtype=np.float32), audio.sample_rate)
+        out = out * (before / after)
+    return Audio(np.ascontiguousarray(out, dtype=np.float32), audio.sample_rate)
 
 
 RATE_RANGE = (0.25, 4.0)
@@ -121,15 +132,5 @@ def change_rate(audio: Audio, rate: float) -> Audio:
         raise ValueError(f"rate must be within {RATE_RANGE}, got {rate}")
     if rate == 1.0:
         return audio
-    try:
-        import parselmouth
-        from parselmouth.praat import call
-    except ImportError:
-        raise MissingDependencyError("a PSOLA rate change", "acoustics", "praat-parselmouth") from None
-    sound = parselmouth.Sound(audio.samples.astype(np.float64), sampling_frequency=audio.sample_rate)
-    stretched = call(sound, "Lengthen (overlap-add)", *PSOLA_PITCH_RANGE_HZ, 1.0 / rate)
-    out = np.asarray(stretched.values[0], dtype=np.float64)
-    before, after = (float(np.sqrt(np.mean(np.square(x)))) for x in (audio.samples.astype(np.float64), out))
-    if after > 0.0:
-        out *= before / after
-    return Audio(np.ascontiguousarray(out, dtype=np.float32), audio.sample_rate)
+    sound, call = _praat_sound(audio, "a PSOLA rate change")
+    return _at_level_of(audio, call(sound, "Lengthen (overlap-add)", *PSOLA_PITCH_RANGE_HZ, 1.0 / rate).values[0])
