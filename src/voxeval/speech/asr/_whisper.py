@@ -146,10 +146,16 @@ def _speech_ranges(audio: Any) -> list[tuple[int, int]]:
     return [(int(c["start"]), int(c["end"])) for c in get_speech_timestamps(audio, options)]
 
 
+def without_partial_characters(text: str) -> str:
+    """``text`` without U+FFFD: Whisper's byte-level tokens can end a segment inside a multi-byte character (seen in
+    Mandarin transcripts), which decodes to a replacement character that is no part of what was said."""
+    return text.replace("\ufffd", "")
+
+
 def _decode_full(model: Any, audio: Any, language: str | None) -> Transcript:
     segments, info = model.transcribe(audio, language=language, vad_filter=False, **DECODE_OPTIONS)
     decoded = list(segments)
-    text = "".join(s.text for s in decoded).strip()
+    text = without_partial_characters("".join(s.text for s in decoded)).strip()
     words = tuple(Word(w.word.strip(), float(w.start), float(w.end)) for s in decoded for w in (s.words or ()))
     probability = None if language else info.language_probability
     return Transcript(text, info.language, probability, info.duration, words)
@@ -190,7 +196,7 @@ def _decode_short(
     for i, (tokenizer, result, plan, (lang, prob)) in enumerate(
         zip(tokenizers, generated, plans, languages, strict=True)
     ):
-        text = tokenizer.decode(tokens[i]).strip()
+        text = without_partial_characters(tokenizer.decode(tokens[i])).strip()
         looped = looks_like_loop(text) or len(result.sequences_ids[0]) >= plan.max_tokens
         out.append(None if looped else Transcript(text, lang, prob, plan.speech_seconds, words[i]))
     return out
