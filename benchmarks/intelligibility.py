@@ -23,6 +23,7 @@ from pathlib import Path
 
 from voxeval.data import resolve_dataset
 from voxeval.speech.asr import WhisperASR
+from voxeval.speech.asr._cer import levenshtein
 from voxeval.speech.audio import to_input_format
 from voxeval.speech.tts import VoiceStyle, engine_from_spec
 
@@ -82,16 +83,6 @@ def normalise_zh(text: str) -> list[str]:
     return [c for c in text if c.isalnum()]
 
 
-def edit_distance(ref: list[str], hyp: list[str]) -> int:
-    """Levenshtein distance between two token lists."""
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[:], i
-        for j, h in enumerate(hyp, 1):
-            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (r != h))
-    return row[-1]
-
-
 def chosen_texts(dataset: str, n: int) -> tuple[str, list[str]]:
     """The dataset's language and ``n`` inputs spread evenly over it (every k-th row)."""
     data = resolve_dataset(dataset)
@@ -119,7 +110,7 @@ def measure(dataset: str, spec: str, n: int, asr: WhisperASR, rate: float = 1.0)
     synth_s = time.perf_counter() - started
     heard = [t.text for t in asr.transcribe_batch(wavs, language)]
     norm = normalise_en if language == "en" else normalise_zh
-    errors = [edit_distance(norm(t), norm(h)) for t, h in zip(texts, heard, strict=True)]
+    errors = [levenshtein(norm(t), norm(h)) for t, h in zip(texts, heard, strict=True)]
     length = sum(len(norm(t)) for t in texts)
     worst = sorted(zip(errors, texts, heard, strict=True), key=lambda x: -x[0])[:3]
     return {

@@ -1,8 +1,9 @@
-"""The authored English replies (issue 34 item 4) and their check, ``training.annotator.authoring_en``."""
+"""The authored English replies (issue 34 item 4) and their check, ``authoring_lang --language en``."""
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections import Counter
 from pathlib import Path
@@ -10,8 +11,11 @@ from typing import Any
 
 import pytest
 
-from training.annotator.authoring_en import main, problems_in
+from training.annotator import authoring_lang
 from training.annotator.data import ROOT, read_rows
+
+problems_in = functools.partial(authoring_lang.problems_in, language="en")
+main = functools.partial(authoring_lang.main, language="en")
 
 EN_DIR = ROOT / "training" / "data" / "da-replies-en"
 

@@ -1,14 +1,18 @@
-"""The Mandarin authoring check (``training.annotator.authoring_zh``) passes the shipped rows, catches bad ones."""
+"""The Mandarin authoring check (``authoring_lang --language zh``) passes the shipped rows, catches bad ones."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
-from training.annotator.authoring_zh import main, problems_in
+from training.annotator import authoring_lang
 from training.annotator.data import ROOT, read_rows
 from voxeval.data import resolve_dataset
+
+problems_in = functools.partial(authoring_lang.problems_in, language="zh")
+main = functools.partial(authoring_lang.main, language="zh")
 
 ZH_DIR = ROOT / "training" / "data" / "da-replies-zh"
 BACKGROUND = next(s.background for s in resolve_dataset("zh-assistant").samples if s.id == "timer-001")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from voxeval.data import builtin_path
 from voxeval.systems import Reply, Turn
@@ -61,3 +62,13 @@ def speak_gold_tts(turn: Turn) -> Reply:
         _TTS.append(engine_from_spec("pyopenjtalk"))
     text = echo_gold(turn)
     return Reply(text, to_input_format(_TTS[0].synthesize(text, VoiceStyle())))
+
+
+def slow_dataset(path: Path, n: int) -> Path:
+    """The first ``n`` ja-assistant samples with inputs long enough that synthesising one takes a while (written to
+    ``path``; the Ray tests kill workers and nodes while they are busy)."""
+    rows = [json.loads(x) for x in builtin_path("ja-assistant").read_text("utf-8").splitlines()[:n]]
+    for row in rows:
+        row["input"]["text"] = "。".join([row["input"]["text"]] * 4)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.run.doubles import slow_dataset
 from tests.run.ray_workers import BrokenSetup, DyingWorker, GpuWorker, SlowWorker, WritesToRunDir
 from tests.run.stage_workers import EchoWorker
-from voxeval.data import builtin_path
 from voxeval.run._executor import Task, executor_from_name
 from voxeval.run._ray import RayExecutor
 from voxeval.run._stage import Stage, StageRun, run_stage
@@ -203,15 +203,6 @@ def _run_args(out: Path, dataset: Path | str, executor: str, *extra: str) -> lis
         "run", "--dataset", str(dataset), "--system", "python:tests.run.doubles:echo_gold", "--annotator", "gold",
         "--out", str(out), "--quiet", "--executor", executor, *extra,
     ]  # fmt: skip
-
-
-def slow_dataset(path: Path, n: int) -> Path:
-    """The first ``n`` ja-assistant samples with inputs long enough that synthesising them takes a while."""
-    rows = [json.loads(x) for x in builtin_path("ja-assistant").read_text("utf-8").splitlines()[:n]]
-    for row in rows:
-        row["input"]["text"] = "。".join([row["input"]["text"]] * 4)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def test_a_killed_driver_resumes_to_the_scores_of_an_uninterrupted_run(cluster, tmp_path) -> None:

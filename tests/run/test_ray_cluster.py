@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.run.doubles import slow_dataset
 from tests.run.ray_nodes import RAY, Node, alive, free_ports, start_node
-from voxeval.data import builtin_path
 
 pytest.importorskip("ray", reason="needs voxeval[distributed] (in the test extra)")
 pytest.importorskip("grpc", reason="needs voxeval[distributed] (grpcio, in the test extra)")
@@ -81,15 +81,6 @@ def cluster() -> Iterator[Cluster]:
         left = [pid for pid in pids if alive(pid)]
         shutil.rmtree(root, ignore_errors=True)
         assert not left, f"Ray processes left running: {left}"
-
-
-def slow_dataset(path: Path, n: int) -> Path:
-    """The first ``n`` ja-assistant samples with inputs long enough that synthesising one takes a while."""
-    rows = [json.loads(x) for x in builtin_path("ja-assistant").read_text("utf-8").splitlines()[:n]]
-    for row in rows:
-        row["input"]["text"] = "。".join([row["input"]["text"]] * 4)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def run_args(out: Path, dataset: Path, executor: str, *extra: str) -> list[str]:

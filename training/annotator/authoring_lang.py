@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from training.annotator.authoring import check_files
-from training.annotator.data import reply_of, span_problems, split_group, split_of, to_gold, validate_row
+from training.annotator.data import (
+    normal_input,
+    reply_of,
+    span_problems,
+    split_group,
+    split_of,
+    to_gold,
+    validate_row,
+)
 from voxeval.data import GoldSample, resolve_dataset
 
 LANGUAGES = ("en", "zh")
@@ -30,10 +38,6 @@ LANGUAGES = ("en", "zh")
 
 NEAR_DUPLICATE = 0.9
 """``difflib`` ratio from which two replies to the same input count as near-duplicates."""
-
-
-def _normal(text: str) -> str:
-    return " ".join(str(text).lower().split()).strip(" .?!。？！")
 
 
 def _source_problems(row: dict[str, Any], dataset: str, dev: dict[str, GoldSample], test: set[str]) -> list[str]:
@@ -44,8 +48,8 @@ def _source_problems(row: dict[str, Any], dataset: str, dev: dict[str, GoldSampl
             found.append(f"domain {row.get('domain')!r} is not a domain of {dataset}")
         if not str(row.get("background") or "").strip():
             found.append("a new input (source null) needs a background")
-        known = {_normal(s.input_text) for s in dev.values()}
-        if _normal(row.get("input_text", "")) in known:
+        known = {normal_input(s.input_text) for s in dev.values()}
+        if normal_input(row.get("input_text", "")) in known:
             found.append(f"input_text is a {dataset} dev input: give its source instead of null")
         return found
     prefix, _, sid = str(source).partition(":")
@@ -64,7 +68,7 @@ def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]], language: str)
     data = resolve_dataset(dataset)
     dev = {s.id: s for s in data.split("dev").samples}
     test_ids = {s.id for s in data.split("test").samples}
-    test_inputs = {_normal(s.input_text) for s in data.split("test").samples}
+    test_inputs = {normal_input(s.input_text) for s in data.split("test").samples}
     seen_ids: set[str] = set()
     by_input: dict[str, list[str]] = {}
     out: list[str] = []
@@ -73,14 +77,14 @@ def problems_in(rows: Sequence[tuple[Path, int, dict[str, Any]]], language: str)
         if not found:
             found += span_problems(to_gold(row).sample)
         found += _source_problems(row, dataset, dev, test_ids)
-        if _normal(row.get("input_text", "")) in test_inputs:
+        if normal_input(row.get("input_text", "")) in test_inputs:
             found.append("input_text is also an input of the test split (which must stay unseen)")
         if not str(row.get("id", "")).startswith(f"{row.get('author')}-"):
             found.append(f"id {row.get('id')!r} does not start with its author {row.get('author')!r}")
         if not str(row.get("author", "")).startswith(f"{language}-"):
             found.append(f"author {row.get('author')!r} does not start with {language}-")
         if not found:
-            reply, key = reply_of(row), _normal(row.get("input_text", ""))
+            reply, key = reply_of(row), normal_input(row.get("input_text", ""))
             others = by_input.setdefault(key, [])
             if reply in others:
                 found.append("the same reply to the same input appears twice")

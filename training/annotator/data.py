@@ -131,6 +131,11 @@ NEW_INPUT_LANGUAGES = ("en", "zh")
 """Languages whose rows for invented inputs (``source`` null) are grouped by their input text."""
 
 
+def normal_input(text: object) -> str:
+    """An input text as it is compared: lower-cased, runs of spaces made one, final punctuation dropped."""
+    return " ".join(str(text).lower().split()).strip(" .?!。？！")
+
+
 def split_group(row: dict[str, Any]) -> str:
     """The split group of an authored row: the built-in input it answers (``source``); for an input its author
     invented, in English or Mandarin, the input text (``<lang>-new:<text>``, lower-cased, spaces and final
@@ -140,8 +145,7 @@ def split_group(row: dict[str, Any]) -> str:
         return str(row["source"])
     language = str(row.get("author", "")).split("-", 1)[0]
     if language in NEW_INPUT_LANGUAGES:
-        text = " ".join(str(row.get("input_text", "")).lower().split()).strip(" .?!。？！")
-        return f"{language}-new:{text}"
+        return f"{language}-new:{normal_input(row.get('input_text', ''))}"
     return str(row.get("id", ""))
 
 

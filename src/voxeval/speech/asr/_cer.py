@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
+
 PUNCTUATION = frozenset("。、？！?!「」 ,.")
 """Characters both sides drop before comparing: punctuation is not what ASR is judged on."""
 
 
-def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insertions, deletions, substitutions of characters), bit-parallel (Myers 1999 / Hyyrö 2003).
+def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    """Edit distance (insertions, deletions, substitutions of characters, or of any tokens: words for a word error
+    rate), bit-parallel (Myers 1999 / Hyyrö 2003).
 
     One pass over ``b`` with ``len(a)``-bit integers: ~100× faster in Python than the row-by-row table for the
     length of a spoken reply, which a report computes for every reply (tests check it against the table).
@@ -18,7 +21,7 @@ def levenshtein(a: str, b: str) -> int:
     if not a or not b:
         return len(a) + len(b)
     mask, high = (1 << len(a)) - 1, 1 << (len(a) - 1)
-    peq: dict[str, int] = {}
+    peq: dict[Hashable, int] = {}
     for i, c in enumerate(a):
         peq[c] = peq.get(c, 0) | (1 << i)
     pv, mv, score = mask, 0, len(a)
