@@ -9,6 +9,10 @@ BIN := $(VENV)/bin
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Portable llama.cpp build (no -march=native), so a wheel cached on one machine runs on another.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+# Every package make installs, transitive ones and build tools included, comes at the version in the lock
+# (docs/development.md, "The lock"). PIP_CONSTRAINT reaches pip's isolated build environments too.
+LOCK := $(CURDIR)/requirements/constraints.txt
+PIP_LOCKED := PIP_CONSTRAINT=$(LOCK) $(BIN)/pip
 
 # gcc: voxeval's compiled scoring code (setup.py), built by `pip install -e .`.
 # chromium + chromium-driver (+ a Japanese font for its screenshots): the labelling app's browser test.
@@ -66,26 +70,37 @@ endif
 # Both cores, a test file per worker (its module fixtures built once); PYTEST_ARGS= runs the suite in one process.
 PYTEST_ARGS ?= -n 2 --dist loadfile
 
-.PHONY: help test demo bench lint typecheck apt-test apt-demo clean
+.PHONY: help test demo bench lint typecheck apt-test apt-demo clean lock
 
 help:
 	@echo "make demo   - offline main job: synthesise inputs, run the offline cascade (and the same cascade without ASR), annotate, score, HTML reports"
 	@echo "              (DEMO_LANG=en or zh: the same on the English or Mandarin data)"
 	@echo "make test   - install test dependencies into $(VENV) and run ruff, mypy and pytest"
+	@echo "make lock   - re-resolve every dependency at its newest version into requirements/constraints.txt (then make test)"
 	@echo "make bench  - run the benchmarks under benchmarks/ and write docs/performance.md (BENCH_ARGS=--quick: smaller)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
+	$(PIP_LOCKED) install -q --upgrade pip setuptools wheel
 
-$(VENV)/.stamp-test: pyproject.toml setup.py src/voxeval/_native.c | $(BIN)/python
-	$(BIN)/pip install -q -e '.[$(EXTRAS_TEST)]'
+$(VENV)/.stamp-test: pyproject.toml setup.py src/voxeval/_native.c $(LOCK) | $(BIN)/python
+	$(PIP_LOCKED) install -q pip setuptools wheel
+	$(PIP_LOCKED) install -q -e '.[$(EXTRAS_TEST)]'
 	touch $@
 
-$(DEMO_STAMP): pyproject.toml setup.py src/voxeval/_native.c | $(BIN)/python
+$(DEMO_STAMP): pyproject.toml setup.py src/voxeval/_native.c $(LOCK) | $(BIN)/python
 	@echo "installing the offline stack (the llama.cpp build takes ~7 min on 2 cores the first time)"
-	$(BIN)/pip install -e '.[$(EXTRAS_DEMO)]'
+	$(PIP_LOCKED) install -q pip setuptools wheel
+	$(PIP_LOCKED) install -e '.[$(EXTRAS_DEMO)]'
 	touch $@
+
+# Re-resolve every extra of pyproject.toml (and requirements/tools.in) at today's newest versions and rewrite the
+# lock; then `make test` installs and tests them. LOCK_ARGS=--upgrade-package NAME upgrades one package only.
+LOCK_ARGS ?= --upgrade
+lock: | $(BIN)/python
+	$(PIP_LOCKED) install -q uv
+	$(BIN)/uv pip compile pyproject.toml requirements/tools.in --all-extras --universal --python-version 3.11 \
+	  --custom-compile-command "make lock" $(LOCK_ARGS) -o $(LOCK)
 
 apt-test:
 	@missing=""; for p in $(APT_TEST); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
