@@ -110,18 +110,24 @@ class CascadeSystem:
         language = self._language(turn)
         if language not in self._templates:
             raise SystemFailure(f"the cascade has no prompt for language {language!r} ({', '.join(LANGUAGES)})")
-        if self._asr is None:
-            transcript = turn.reference_text
-        else:
-            heard = await asyncio.to_thread(self._asr.transcribe, turn.audio, language)
-            transcript = heard.text
+        transcript, *earlier = await self._hear(
+            [turn.reference_text, *self._user_texts(turn)], [turn.audio, *self._user_audio(turn)], language
+        )
         if not transcript.strip():
             raise SystemFailure("ASR heard nothing in the input audio")
         asr_done = time.perf_counter()
+        template = self._templates[language].text
+        history = iter(earlier)
         request = ChatRequest(
             messages=(
                 ChatMessage("system", text=turn.system_prompt),
-                ChatMessage("user", text=fill(self._templates[language].text, transcript=transcript)),
+                *(
+                    ChatMessage("user", text=fill(template, transcript=next(history)))
+                    if said.role == "user"
+                    else ChatMessage("assistant", text=said.text)
+                    for said in turn.history
+                ),
+                ChatMessage("user", text=fill(template, transcript=transcript)),
             ),
             temperature=0.0,
             max_tokens=200,
@@ -144,6 +150,27 @@ class CascadeSystem:
                 **({"usage_warnings": list(response.usage.warnings)} if response.usage.warnings else {}),
             },
         )
+
+    @staticmethod
+    def _user_texts(turn: Turn) -> list[str]:
+        return [said.text for said in turn.history if said.role == "user"]
+
+    @staticmethod
+    def _user_audio(turn: Turn) -> list[bytes | None]:
+        return [said.audio for said in turn.history if said.role == "user"]
+
+    async def _hear(self, references: list[str], audio: list[bytes | None], language: str) -> list[str]:
+        """What the cascade's LLM reads for each user turn: the ASR transcript of its audio (one batch for the turn
+        and its dialogue's earlier user turns), or the reference text with ``asr=oracle``."""
+        if self._asr is None:
+            return references
+        if any(a is None for a in audio):
+            raise SystemFailure("an earlier user turn of the dialogue has no audio for the cascade's ASR to hear")
+        clips = [a for a in audio if a is not None]
+        if len(clips) == 1:
+            return [(await asyncio.to_thread(self._asr.transcribe, clips[0], language)).text]
+        heard = await asyncio.to_thread(self._asr.transcribe_batch, clips, language)
+        return [h.text for h in heard]
 
     def _speak(self, text: str, language: str) -> bytes:
         from voxeval.speech.audio import to_input_format

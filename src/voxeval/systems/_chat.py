@@ -8,12 +8,22 @@ from voxeval.systems._protocol import Reply, Turn, systems
 
 
 def chat_request(turn: Turn, *, audio_output: bool = False, voice: str | None = None) -> Any:
-    """The request sent for one turn: system prompt, then the user prompt with the input audio (Appendix B)."""
+    """The request sent for one turn: system prompt, then the user prompt with the input audio (Appendix B).
+
+    A turn of a dialogue carries the dialogue so far: each earlier user turn is sent as the current one is (the user
+    prompt with that turn's audio), each earlier assistant turn as an assistant message with its text."""
     from voxeval.llm import AudioInput, ChatMessage, ChatRequest
 
+    earlier = tuple(
+        ChatMessage("user", text=turn.user_prompt, audio=AudioInput(said.audio, "audio/wav"))
+        if said.role == "user" and said.audio is not None
+        else ChatMessage(said.role, text=said.text)
+        for said in turn.history
+    )
     return ChatRequest(
         messages=(
             ChatMessage("system", text=turn.system_prompt),
+            *earlier,
             ChatMessage("user", text=turn.user_prompt, audio=AudioInput(turn.audio, "audio/wav")),
         ),
         temperature=0.0,

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from voxeval.prompts import for_language, load_prompt
 from voxeval.registry import Registry
+
+
+@dataclass(frozen=True)
+class Said:
+    """One earlier turn of a dialogue, as the system under test is given it (``Turn.history``)."""
+
+    role: Literal["user", "assistant"]
+    """Who said it."""
+    text: str
+    """Assistant: the reply text (the reference under ``--history gold``, the system's own under ``own``). User: the
+    turn's reference transcript — like ``Turn.reference_text``, only oracle and test systems may read it."""
+    audio: bytes | None = None
+    """User: the turn's speech (WAV), what a real system hears. Assistant: ``None`` (gold replies are text only)."""
+
+    def __post_init__(self) -> None:
+        if self.role not in ("user", "assistant"):
+            raise ValueError(f"a dialogue turn is said by the user or the assistant, not {self.role!r}")
+        if self.role == "user" and self.audio is None and not self.text:
+            raise ValueError("an earlier user turn needs its audio or its text")
 
 
 @dataclass(frozen=True)
@@ -25,6 +44,19 @@ class Turn:
     """The input's ground-truth text. Only oracle / test systems may look at it; real systems hear the audio."""
     language: str = "ja"
     """ISO 639-1 code of the input's language (the dataset's); a cascade answers and speaks in it."""
+    history: tuple[Said, ...] = ()
+    """The dialogue so far, oldest first, alternating user / assistant and ending with an assistant turn; empty for a
+    single-turn item (and under ``--history none``). A system answers ``audio`` as the next user turn after it."""
+
+    def __post_init__(self) -> None:
+        for i, said in enumerate(self.history):
+            expected = "user" if i % 2 == 0 else "assistant"
+            if said.role != expected:
+                raise ValueError(
+                    f"turn {self.id}: history item {i} is said by the {said.role}, expected the {expected}"
+                )
+        if len(self.history) % 2:
+            raise ValueError(f"turn {self.id}: the history ends with a user turn the assistant has not answered")
 
 
 @dataclass(frozen=True)
@@ -94,6 +126,57 @@ class SpokenDialogueSystem(Protocol):
     def describe(self) -> dict[str, Any]:
         """Model names, versions and settings, for ``config.json`` (never secrets)."""
         ...
+
+
+@runtime_checkable
+class ConversationalSystem(Protocol):
+    """A system that keeps its own state across the turns of one dialogue (a realtime or live session).
+
+    ``--history own`` then opens one conversation per dialogue and sends each user turn into it, instead of resending
+    the history with every turn."""
+
+    def open_conversation(self, dialogue_id: str) -> Conversation:
+        """A fresh conversation (no state shared with any other)."""
+        ...
+
+
+class Conversation(Protocol):
+    """One dialogue with a system, turn after turn; closed when the dialogue ends or breaks."""
+
+    async def respond(self, turn: Turn) -> Reply:
+        """Answer the next user turn (``turn.history`` is what was said before it, for systems that need it)."""
+        ...
+
+    async def close(self) -> None:
+        """Release the session."""
+        ...
+
+
+class StatelessConversation:
+    """A conversation with a system that keeps no state: every turn is sent with the whole dialogue so far.
+
+    The history holds the user turns as given and the system's *own* earlier reply texts (``--history own`` for chat
+    APIs, the cascade, ``python:`` and ``replay:`` systems)."""
+
+    def __init__(self, system: SpokenDialogueSystem) -> None:
+        self._system = system
+        self._history: list[Said] = []
+
+    async def respond(self, turn: Turn) -> Reply:
+        """Send ``turn`` after the dialogue so far; remember what the user said and what the system answered."""
+        reply = await self._system.respond(replace(turn, history=tuple(self._history)))
+        self._history += [Said("user", turn.reference_text, turn.audio), Said("assistant", reply.text)]
+        return reply
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+
+def open_conversation(system: SpokenDialogueSystem, dialogue_id: str) -> Conversation:
+    """The system's own conversation when it keeps state, else a :class:`StatelessConversation`."""
+    if isinstance(system, ConversationalSystem):
+        return system.open_conversation(dialogue_id)
+    return StatelessConversation(system)
 
 
 systems: Registry = Registry("system")
