@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from voxeval.data import atomic_write_jsonl, builtin_names, resolve_dataset
+from voxeval.data import atomic_write_jsonl, builtin_names, builtin_path, load_dialogues, resolve_dataset
+from voxeval.data._dialogue_check import dialogue_stats, is_dialogue_file, validate_dialogue_file
 from voxeval.data._validate import dataset_stats, validate_file
+from voxeval.errors import InputError, Location
 
 
 def register(commands: Any) -> None:
@@ -18,13 +20,17 @@ def register(commands: Any) -> None:
     v = sub.add_parser(
         "validate",
         help="check a dataset file: schema, labels, weights summing to 1, spans, unique ids",
-        description="Validate a JSONL dataset (or a built-in name). Lists every problem as FILE:LINE, field: message "
-        "and exits 1 when there is any.",
+        description="Validate a JSONL dataset (or a built-in name), single-turn or a dialogue set (rows with turns). "
+        "Lists every problem as FILE:LINE, field: message and exits 1 when there is any.",
     )
     v.add_argument("file", help="JSONL file or built-in dataset name")
     v.add_argument("--require-spans", action="store_true", help="every step must carry its span")
     v.set_defaults(handler=_validate)
-    s = sub.add_parser("stats", help="domains, label counts and sequence lengths of a dataset")
+    s = sub.add_parser(
+        "stats",
+        help="domains, label counts and sequence lengths of a dataset; for a dialogue set also turns, the "
+        "context-needed share and phenomena",
+    )
     s.add_argument("dataset", nargs="?", default="ja-assistant", help="built-in name or JSONL file")
     s.add_argument("--split", help="only this split")
     s.set_defaults(handler=_stats)
@@ -35,27 +41,50 @@ def register(commands: Any) -> None:
     e.set_defaults(handler=_export)
 
 
+def _path(spec: str) -> Path:
+    """A DATASET argument's file: the file itself, else the built-in dataset of that name."""
+    path = Path(spec)
+    if path.suffix == ".jsonl" or path.exists():
+        return path
+    return builtin_path(spec)
+
+
 def _validate(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.exists() and args.file in builtin_names():
-        path = resolve_dataset(args.file).path
-    report = validate_file(path, require_spans=args.require_spans)
+        path = builtin_path(args.file)
+    check = validate_dialogue_file if is_dialogue_file(path) else validate_file
+    report = check(path, require_spans=args.require_spans)
     for problem in report.errors:
         print(problem)
     if report.ok:
-        print(f"OK: {path}: {len(report.samples)} samples valid")
+        print(f"OK: {path}: {report.count} valid")
         return 0
     print(f"{len(report.errors)} problem(s) in {path}")
     return 1
 
 
 def _stats(args: argparse.Namespace) -> int:
+    path = _path(args.dataset)
+    if is_dialogue_file(path):
+        dialogues = [d for d in load_dialogues(path) if args.split in (None, d.split)]
+        if not dialogues:
+            raise InputError(Location(str(path), field="split"), f"no dialogues in split {args.split!r}")
+        stats = dialogue_stats(dialogues)
+        print(json.dumps({"dataset": args.dataset, **stats}, ensure_ascii=False, indent=2))
+        return 0
     dataset = resolve_dataset(args.dataset).split(args.split)
     print(json.dumps({"dataset": dataset.name, **dataset_stats(list(dataset.samples))}, ensure_ascii=False, indent=2))
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
+    path = _path(args.name)
+    if is_dialogue_file(path):
+        rows = [d.raw for d in load_dialogues(path) if args.split in (None, d.split)]
+        atomic_write_jsonl(args.out, rows)
+        print(f"wrote {len(rows)} dialogues to {args.out}")
+        return 0
     dataset = resolve_dataset(args.name).split(args.split)
     atomic_write_jsonl(args.out, [s.raw for s in dataset.samples])
     print(f"wrote {len(dataset.samples)} rows to {args.out}")

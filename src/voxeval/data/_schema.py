@@ -76,6 +76,12 @@ def _text(obj: dict[str, Any], key: str, where: Location, *, required: bool = Tr
 
 def parse_gold(row: dict[str, Any], where: Location) -> GoldSample:
     """Parse one gold row (paper schema + ``id``, optional ``domain``, ``split``, ``audio``)."""
+    if "turns" in row and "input" not in row:
+        raise InputError(
+            where.child("turns"),
+            "a dialogue row (it has turns) where a single-turn sample belongs; dialogue sets "
+            "(docs/datasets.md) are not single-turn datasets",
+        )
     for key in REQUIRED_GOLD_FIELDS:
         if key not in row:
             raise InputError(where.child(key), "missing (gold rows need " + ", ".join(REQUIRED_GOLD_FIELDS) + ")")

@@ -6,10 +6,13 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxeval.acts import LABELS
 from voxeval.data._schema import GoldSample, parse_gold
+
+if TYPE_CHECKING:
+    from voxeval.data._dialogue import Dialogue
 from voxeval.errors import InputError, Location
 from voxeval.io import read_jsonl
 
@@ -27,11 +30,18 @@ class ValidationReport:
     """One line per problem: ``FILE:LINE, field F: message``."""
     samples: list[GoldSample] = field(default_factory=list)
     """Rows that parsed."""
+    dialogues: list[Dialogue] = field(default_factory=list)
+    """Dialogues that parsed, when the file is a dialogue set."""
 
     @property
     def ok(self) -> bool:
         """No problems."""
         return not self.errors
+
+    @property
+    def count(self) -> str:
+        """What parsed, for the summary line (``336 samples``, ``150 dialogues``)."""
+        return f"{len(self.dialogues)} dialogues" if self.dialogues else f"{len(self.samples)} samples"
 
 
 def _check_steps(raw_steps: list[Any], reply: str, where: Location, require_spans: bool) -> list[str]:
