@@ -37,8 +37,16 @@ class GoldLookupAnnotator:
 
 @annotators.register("gold")
 def make_gold(arg: str, **options: Any) -> GoldLookupAnnotator:
-    """``gold:DATASET`` (default ``ja-assistant``)."""
+    """``gold:DATASET`` (default ``ja-assistant``; a dialogue set ``ja-dialogues`` or ``NAME.dialogues.jsonl``: the
+    reference replies of its assistant turns)."""
     if options:
         raise ConfigError(f"gold annotator takes no options, got {sorted(options)}")
-    dataset = resolve_dataset(arg or "ja-assistant")
+    name = arg or "ja-assistant"
+    if name.endswith("-dialogues") or name.endswith(".dialogues.jsonl"):  # a dialogue set: its assistant turns
+        from voxeval.data import builtin_path, load_dialogues, turn_samples
+
+        path = builtin_path(name) if not name.endswith(".jsonl") else name
+        samples = [s for d in load_dialogues(path) for s in turn_samples(d)]
+        return GoldLookupAnnotator({s.output_text.strip(): s.acts for s in samples}, name)
+    dataset = resolve_dataset(name)
     return GoldLookupAnnotator({s.output_text.strip(): s.acts for s in dataset.samples}, dataset.name)

@@ -1,7 +1,8 @@
 """Benchmarks: the registry of what ``voxeval run --benchmark`` can run, and the report of any voxeval folder.
 
 A benchmark implements :class:`voxeval.run.Benchmark` and registers a factory here; the command line and the
-runner find it by name. Built in: ``da`` (dialogue acts, spec 003) and ``style`` (VStyle judge, spec 002).
+runner find it by name. Built in: ``da`` (dialogue acts, spec 003), ``style`` (VStyle judge, spec 002) and
+``dialogues`` (multi-turn dialogue acts under three kinds of history).
 """
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ def _style() -> Benchmark:
     from voxeval.benchmark._style import StyleBenchmark
 
     return StyleBenchmark()
+
+
+@benchmarks.register("dialogues")
+def _dialogues() -> Benchmark:
+    from voxeval.benchmark._dialogues import DialoguesBenchmark
+
+    return DialoguesBenchmark()
 
 
 def get_benchmark(name: str) -> Benchmark:

@@ -30,7 +30,11 @@ def register(commands: Any) -> None:
             "that was written. Several --dataset and --system values form the experiment grid of Table 1."
         ),
     )
-    p.add_argument("--benchmark", default="da", help="benchmark to run: da (dialogue acts; default) | style")
+    p.add_argument(
+        "--benchmark",
+        default="da",
+        help="benchmark to run: da (dialogue acts; default) | style | dialogues (multi-turn dialogue acts)",
+    )
     p.add_argument(
         "--dataset",
         action="append",
@@ -50,6 +54,14 @@ def register(commands: Any) -> None:
         action="store_false",
         help="da: annotate each reply without its sample's reference reply as context (default: with it, so an "
         "off-topic statement is not read as the Answer the user asked for; recorded in config.json)",
+    )
+    p.add_argument(
+        "--history",
+        action="append",
+        choices=("gold", "own", "none"),
+        help="dialogues (repeatable; default all three): gold = each turn after the reference dialogue so far, "
+        "own = the system hears its own earlier replies (one session per dialogue), none = each turn alone; each "
+        "condition is its own column of results (docs/dialogues.md)",
     )
     p.add_argument(
         "--judge",
@@ -145,6 +157,7 @@ def request_from_args(args: argparse.Namespace) -> Any:
         reply_text=args.reply_text,
         reply_asr=args.reply_asr,
         reference_aware=getattr(args, "reference_aware", True),
+        history=tuple(dict.fromkeys(getattr(args, "history", None) or ())),
     )
 
 

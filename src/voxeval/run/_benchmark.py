@@ -17,6 +17,7 @@ from voxeval.run._executor import Row
 from voxeval.run._inputs import InputItem
 from voxeval.run._replies import ReplyItem
 from voxeval.run._stage import StageRun
+from voxeval.systems import SpokenDialogueSystem
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class RunRequest:
     """ASR engine spec for reply audio, or ``none`` (``None``: the benchmark's default)."""
     reference_aware: bool = True
     """Give the annotator each sample's reference reply as context (benchmarks scored by annotation)."""
+    history: tuple[str, ...] = ()
+    """History conditions of a dialogue benchmark (``gold``, ``own``, ``none``; empty: the benchmark's default)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,25 @@ class Plan:
     """The benchmark's own items (datasets, style items), handed back to its scoring stage and summary."""
     auto_tts: Mapping[str, str] = field(default_factory=dict)
     """Engine per language when ``--tts auto`` (else the TTS package's default for the language)."""
+    reply_stage: ReplyStage | None = None
+    """The benchmark's own reply stage (a dialogue benchmark's sessions); ``None``: one reply per item."""
+
+
+class ReplyStage(Protocol):
+    """Collects every missing reply of a run (the default is :func:`voxeval.run._replies.generate_replies`)."""
+
+    async def __call__(
+        self,
+        run_dir: Path,
+        systems: list[SpokenDialogueSystem],
+        inputs: dict[str, dict[str, Any]],
+        prompts: tuple[str, str],
+        *,
+        how: StageRun,
+        concurrency: int | None,
+    ) -> dict[str, Row]:
+        """Rows of ``replies.jsonl`` by key, every system's."""
+        ...
 
 
 class Scorer(Protocol):

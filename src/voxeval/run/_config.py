@@ -91,6 +91,8 @@ class RunSettings:
     """ASR engine spec that transcribes reply audio (da); empty: reply audio is not transcribed."""
     reference_aware: bool = False
     """The annotator gets each sample's reference reply as context (da; ``voxeval run`` turns it on by default)."""
+    history: tuple[str, ...] = ()
+    """History conditions of a dialogue run (``gold``, ``own``, ``none``), each its own column of results."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``settings`` of ``config.json``; the benchmark-specific fields are kept under ``extra``, as before
@@ -103,13 +105,15 @@ class RunSettings:
         {'reply': {'text': 'speech', 'asr': 'whisper-base'}}
         """
         raw = asdict(self)
-        abilities, repeats = raw.pop("abilities"), raw.pop("judge_repeats")
+        abilities, repeats, history = raw.pop("abilities"), raw.pop("judge_repeats"), raw.pop("history")
         reply = {"text": raw.pop("reply_text"), "asr": raw.pop("reply_asr")}
         extra: dict[str, Any] = {}
         if raw.pop("reference_aware"):
             extra["annotator_context"] = "reference"
         if abilities:
             extra["abilities"] = sorted(abilities)
+        if history:  # only dialogue runs have one: other runs keep their fingerprint
+            extra["history"] = list(history)
         if repeats != 1:
             extra["judge_options"] = {"repeats": repeats}
         if reply != {"text": "model", "asr": ""}:  # a run of an earlier version (model text, no ASR) keeps its hash
@@ -128,6 +132,7 @@ class RunSettings:
             reply_text=str(extra.get("reply", {}).get("text", "model")),
             reply_asr=str(extra.get("reply", {}).get("asr", "")),
             reference_aware=extra.get("annotator_context") == "reference",
+            history=tuple(extra.get("history", ())),
         )
 
     def fingerprint(self) -> str:

@@ -111,9 +111,12 @@ async def _stages(
     out = options.out
     inputs = await make_inputs(out, plan.inputs, settings.tts, auto_engines=dict(plan.auto_tts), how=how)
     prompts = (settings.system_prompt, settings.user_prompt)
-    replies = await generate_replies(
-        out, plan.replies, systems, inputs, prompts, how=how, concurrency=options.concurrency
-    )
+    if plan.reply_stage is not None:
+        replies = await plan.reply_stage(out, systems, inputs, prompts, how=how, concurrency=options.concurrency)
+    else:
+        replies = await generate_replies(
+            out, plan.replies, systems, inputs, prompts, how=how, concurrency=options.concurrency
+        )
     heard: dict[str, Any] = {}
     if asr is not None:
         languages = {(i.dataset, i.id): i.language for i in plan.inputs}

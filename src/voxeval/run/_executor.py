@@ -34,6 +34,8 @@ class Task(Generic[P]):
     """The worker's input; picklable when the stage may run out of process."""
     fields: Mapping[str, Any] = field(default_factory=dict)
     """Identifying fields copied into a failure row when the worker raises (e.g. dataset, system, id)."""
+    key_fields: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per key, identifying fields that differ between the rows of a batch (a dialogue's turn ids), over ``fields``."""
 
 
 class Worker(Protocol[P_contra]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import time
 import traceback
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from voxeval.run._keys import check_run_row, reply_key, sample_key
 from voxeval.run._latency import audio_seconds, measure_latency
 from voxeval.run._outcomes import MAX_REPLY_BYTES, classify_error, classify_text, max_reply_bytes, recordable_meta
 from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
-from voxeval.systems import Reply, ReplyTiming, SpokenDialogueSystem, Turn
+from voxeval.systems import Reply, ReplyTiming, Said, SpokenDialogueSystem, Turn
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,21 @@ class ReplyItem:
     """The input's text (only oracle systems may use it)."""
     language: str = "ja"
     """ISO 639-1 code of the input's language."""
+    history: tuple[HistoryRef, ...] = ()
+    """A dialogue turn's reference dialogue so far, oldest first (empty for a single-turn item)."""
+
+
+@dataclass(frozen=True)
+class HistoryRef:
+    """One earlier exchange of a dialogue, by reference: the user turn's input (its audio is read from the run's
+    inputs) and the assistant's reply text."""
+
+    user_id: str
+    """Sample id of the earlier user turn (in the same dataset)."""
+    user_text: str
+    """Its reference text (only oracle systems may use it)."""
+    assistant_text: str
+    """The assistant's reply to it (the reference reply under ``--history gold``)."""
 
 
 def dataset_reply_items(datasets: list[Dataset]) -> list[ReplyItem]:
@@ -62,15 +78,42 @@ class ReplyWorker:
 
     async def __call__(self, item: ReplyItem) -> list[Row]:
         """The reply row: every answer is classified by :mod:`voxeval.run._outcomes`, whatever the system kind."""
-        key = reply_key(item.dataset, self.system.name, item.id)
+        return [await self.reply_row(item, self.turn(item), self.system.respond)]
+
+    def turn(self, item: ReplyItem, history: tuple[Said, ...] | None = None) -> Turn:
+        """The system's input for ``item``: its audio, the prompts and the dialogue so far (``item.history``, each
+        earlier user turn's audio read from the run's inputs, unless ``history`` is given)."""
         audio = input_audio(self.run_dir, self.inputs[sample_key(item.dataset, item.id)])
-        turn = Turn(
-            item.id, audio, self.prompts[0], self.prompts[1], reference_text=item.reference_text, language=item.language
+        if history is None:
+            history = tuple(
+                said
+                for ref in item.history
+                for said in (
+                    Said(
+                        "user",
+                        ref.user_text,
+                        input_audio(self.run_dir, self.inputs[sample_key(item.dataset, ref.user_id)]),
+                    ),
+                    Said("assistant", ref.assistant_text),
+                )
+            )
+        return Turn(
+            item.id,
+            audio,
+            self.prompts[0],
+            self.prompts[1],
+            reference_text=item.reference_text,
+            language=item.language,
+            history=history,
         )
+
+    async def reply_row(self, item: ReplyItem, turn: Turn, respond: Callable[[Turn], Awaitable[Reply]]) -> Row:
+        """Ask ``respond`` (the system, or a conversation with it) for ``turn`` and classify the answer."""
+        key = reply_key(item.dataset, self.system.name, item.id)
         started = time.perf_counter()
         row: Row = {"key": key, "dataset": item.dataset, "system": self.system.name, "id": item.id}
         try:
-            reply = await self.system.respond(turn)
+            reply = await respond(turn)
             call_s = time.perf_counter() - started
             row.update(self._reply_fields(key, reply, call_s))
         except Exception as exc:  # an outcome (refused, …) or a failure: recorded, never scored as text
@@ -79,7 +122,7 @@ class ReplyWorker:
             if found.outcome == "failed":
                 row["trace"] = traceback.format_exc(limit=3)[-2000:]
         row["elapsed_s"] = round(time.perf_counter() - started, 3)
-        return [row]
+        return row
 
     def _reply_fields(self, key: str, reply: Any, call_s: float) -> Row:
         if not isinstance(reply, Reply):

@@ -70,7 +70,8 @@ def pending(log: AppendLog, key: str, retry_failed: bool) -> bool:
 
 def failure_row(stage: Stage, task: Task[Any], key: str, exc: BaseException) -> Row:
     """The row recorded when a worker raised."""
-    row: Row = {stage.key: key, **task.fields, "status": "failed", "error": describe_error(exc)}
+    row: Row = {stage.key: key, **task.fields, **task.key_fields.get(key, {}), "status": "failed"}
+    row["error"] = describe_error(exc)
     if stage.trace:
         row["trace"] = "".join(traceback.format_exception(exc, limit=3))[-2000:]
     return row
