@@ -128,3 +128,49 @@ def test_a_history_out_of_order_is_refused(history: tuple[Said, ...], message: s
 def test_a_said_item_must_make_sense(role: Any, text: str, audio: bytes | None, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Said(role, text, audio)
+
+
+def _session_responder(rate_of: dict[str, int]) -> Any:
+    from voxeval.systems._realtime import input_pcm
+
+    def respond(turn: Any) -> str:
+        rate = rate_of[turn.protocol]
+        if turn.pcm != input_pcm(SECOND, rate, "second"):
+            return "3分のタイマーをセットしました。"
+        first = input_pcm(FIRST, rate, "first")
+        return RIGHT if any(s.role == "user" and s.pcm == first for s in turn.history) else WRONG
+
+    return respond
+
+
+@pytest.mark.parametrize("kind", ["realtime", "live"])
+def test_a_session_system_hears_the_dialogue_in_one_session_or_as_history(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """own: ONE session for the dialogue (the mock counts sessions); gold: the reference dialogue sent as conversation
+    items into the turn's fresh session; none: the turn alone."""
+    from voxeval.testing.realtime import RealtimeMockServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("GEMINI_API_KEY", "g-test")
+    first, second = _turns()
+    with RealtimeMockServer(_session_responder({"openai": 24_000, "gemini": 16_000})) as server:
+        url = server.openai_url if kind == "realtime" else server.gemini_url
+        provider = "openai:gpt-realtime" if kind == "realtime" else "gemini:gemini-live"
+        system = system_from_spec(f"{kind}:{provider}@{url}?max_retries=0")
+
+        async def own() -> list[Reply]:
+            conversation = open_conversation(system, "d1")
+            assert not isinstance(conversation, StatelessConversation)
+            try:
+                return [await conversation.respond(first), await conversation.respond(second)]
+            finally:
+                await conversation.close()
+
+        own_replies = asyncio.run(own())
+        assert server.count() == 1, "own: one session for the whole dialogue"
+        gold = asyncio.run(system.respond(_gold(second, first)))
+        alone = asyncio.run(system.respond(second))
+        assert server.count() == 3
+    assert [r.text for r in own_replies] == ["3分のタイマーをセットしました。", RIGHT]
+    assert gold.text == RIGHT and alone.text == WRONG

@@ -23,7 +23,7 @@ from voxeval.llm._realtime_openai import REALTIME_URL, OpenAIRealtime, RealtimeS
 from voxeval.llm._remote import RemoteChatModel
 from voxeval.llm._replicas import ReplicaSet
 from voxeval.llm._retry import RetryPolicy, parse_retry_after, parse_retry_delay, with_retries
-from voxeval.llm._session import SessionInput, SessionModel, SessionOptions, SessionResult
+from voxeval.llm._session import EarlierTurn, SessionInput, SessionModel, SessionOptions, SessionResult
 from voxeval.llm._session_spec import SessionSpec, parse_session_spec, session_model_from_spec
 from voxeval.llm._spec import ModelSpec, chat_model_from_spec, parse_model_spec
 from voxeval.llm._types import AudioInput, ChatMessage, ChatRequest, ChatResponse, ProviderError, Usage
@@ -42,6 +42,7 @@ __all__ = [
     "ChatModel",
     "ChatRequest",
     "ChatResponse",
+    "EarlierTurn",
     "GeminiFiles",
     "GeminiLive",
     "HttpClient",

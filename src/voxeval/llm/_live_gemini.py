@@ -73,9 +73,11 @@ def turn_messages(turn: SessionInput, settings: LiveSettings) -> list[dict[str, 
     if turn.rate != LIVE_INPUT_RATE:
         raise ValueError(f"the Live API takes {LIVE_INPUT_RATE} Hz PCM, got {turn.rate} Hz")
     messages: list[dict[str, Any]] = []
+    turns = history_turns(turn)
     if turn.user_text:
-        content = {"turns": [{"role": "user", "parts": [{"text": turn.user_text}]}], "turnComplete": False}
-        messages.append({"clientContent": content})
+        turns.append({"role": "user", "parts": [{"text": turn.user_text}]})
+    if turns:
+        messages.append({"clientContent": {"turns": turns, "turnComplete": False}})
     messages.append({"realtimeInput": {"activityStart": {}}})
     size = LIVE_INPUT_RATE * 2 * settings.chunk_ms // 1000
     mime = f"audio/pcm;rate={LIVE_INPUT_RATE}"
@@ -83,6 +85,20 @@ def turn_messages(turn: SessionInput, settings: LiveSettings) -> list[dict[str, 
         data = base64.urlsafe_b64encode(turn.pcm[start : start + size]).decode("ascii")  # as the SDK encodes bytes
         messages.append({"realtimeInput": {"audio": {"data": data, "mimeType": mime}}})
     return messages
+
+
+def history_turns(turn: SessionInput) -> list[dict[str, Any]]:
+    """The dialogue so far as ``clientContent`` turns (pure): earlier user turns as their 16 kHz audio, the model's
+    earlier turns as text."""
+    turns = []
+    mime = f"audio/pcm;rate={LIVE_INPUT_RATE}"
+    for said in turn.history:
+        if said.role == "user" and said.pcm is not None:
+            data = base64.urlsafe_b64encode(said.pcm).decode("ascii")
+            turns.append({"role": "user", "parts": [{"inlineData": {"mimeType": mime, "data": data}}]})
+        else:
+            turns.append({"role": "user" if said.role == "user" else "model", "parts": [{"text": said.text}]})
+    return turns
 
 
 ACTIVITY_END: dict[str, Any] = {"realtimeInput": {"activityEnd": {}}}
@@ -205,11 +221,25 @@ class GeminiLive:
         """Set up, wait for ``setupComplete``, send the turn, end the activity and fold until ``turnComplete``.
 
         A close before the turn completes raises its classified error, naming an earlier ``goAway``."""
+        await self.setup(session, turn)
+        return await self.exchange(session, turn)
+
+    async def setup(self, session: WsSession, turn: SessionInput) -> None:
+        """``setup``, then wait for ``setupComplete`` (an error or a close before it is raised classified); the
+        session id it gives is kept on the session for every turn's result."""
         fold = LiveFold(session.where)
         await session.send(setup_message(self.model, turn, self.live))
         while "setupComplete" not in (first := await session.receive()):
             fold.feed(first, 0.0)
         fold.feed(first, 0.0)
+        session.session_id = fold.session_id
+
+    async def exchange(self, session: WsSession, turn: SessionInput) -> SessionResult:
+        """One turn: its messages, ``activityEnd``, then messages until ``turnComplete``.
+
+        A close before the turn completes raises its classified error, naming an earlier ``goAway``."""
+        fold = LiveFold(session.where)
+        fold.session_id = session.session_id
         for message in turn_messages(turn, self.live):
             await session.send(message)
         await session.send(ACTIVITY_END)

@@ -69,9 +69,30 @@ def session_update(turn: SessionInput, settings: RealtimeSettings) -> dict[str, 
 
 def turn_events(turn: SessionInput, settings: RealtimeSettings) -> list[dict[str, Any]]:
     """Every client event of one turn up to (not including) the commit, in order (pure)."""
+    return [session_update(turn, settings), *exchange_events(turn, settings)]
+
+
+def history_items(turn: SessionInput) -> list[dict[str, Any]]:
+    """The dialogue so far as ``conversation.item.create`` events (pure): earlier user turns as their audio, earlier
+    assistant turns as text (the API takes no injected assistant audio)."""
+    events = []
+    for said in turn.history:
+        if said.role == "user" and said.pcm is not None:
+            content = [{"type": "input_audio", "audio": base64.b64encode(said.pcm).decode("ascii")}]
+        elif said.role == "user":
+            content = [{"type": "input_text", "text": said.text}]
+        else:
+            content = [{"type": "output_text", "text": said.text}]
+        item = {"type": "message", "role": said.role, "content": content}
+        events.append({"type": "conversation.item.create", "item": item})
+    return events
+
+
+def exchange_events(turn: SessionInput, settings: RealtimeSettings) -> list[dict[str, Any]]:
+    """The events of one turn in a configured session, up to (not including) the commit (pure)."""
     if turn.rate != REALTIME_RATE:
         raise ValueError(f"the Realtime API takes {REALTIME_RATE} Hz PCM, got {turn.rate} Hz")
-    events = [session_update(turn, settings)]
+    events = history_items(turn)
     if turn.user_text:
         content = [{"type": "input_text", "text": turn.user_text}]
         events.append(
@@ -211,7 +232,16 @@ class OpenAIRealtime:
 
     async def converse(self, session: WsSession, turn: SessionInput) -> SessionResult:
         """Send the turn, commit, ask for the response and fold events until ``response.done``."""
-        for event in turn_events(turn, self.realtime):
+        await self.setup(session, turn)
+        return await self.exchange(session, turn)
+
+    async def setup(self, session: WsSession, turn: SessionInput) -> None:
+        """``session.update`` (the session's answer is folded with the first turn's events)."""
+        await session.send(session_update(turn, self.realtime))
+
+    async def exchange(self, session: WsSession, turn: SessionInput) -> SessionResult:
+        """One turn: its events, the commit, ``response.create``, then events until ``response.done``."""
+        for event in exchange_events(turn, self.realtime):
             await session.send(event)
         await session.send(COMMIT)
         start = time.perf_counter()

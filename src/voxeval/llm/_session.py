@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -30,8 +31,20 @@ SESSION_CACHE_FORMAT = 1
 
 
 @dataclass(frozen=True)
+class EarlierTurn:
+    """One earlier turn of a dialogue, sent into a session as conversation history (``--history gold``)."""
+
+    role: str
+    """``user`` or ``assistant``."""
+    text: str
+    """An assistant turn's text ("" for a user turn given as audio)."""
+    pcm: bytes | None = None
+    """A user turn's speech: 16-bit mono PCM at the session's input rate."""
+
+
+@dataclass(frozen=True)
 class SessionInput:
-    """One turn to speak into a fresh session."""
+    """One turn to speak into a session (a fresh one, or the next turn of a conversation)."""
 
     instructions: str
     """System instructions (Appendix B.1)."""
@@ -41,6 +54,8 @@ class SessionInput:
     """The input speech: 16-bit little-endian mono PCM at ``rate``."""
     rate: int
     """Sample rate of ``pcm`` (the session's input rate)."""
+    history: tuple[EarlierTurn, ...] = ()
+    """The dialogue so far, sent as conversation items before the turn (empty for a single turn)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,15 @@ class SessionProtocol(Protocol):
         """Drive one open session through the turn; raise a classified ``ProviderError`` when it fails."""
         ...
 
+    async def setup(self, session: WsSession, turn: SessionInput) -> None:
+        """Configure a new session (the first part of :meth:`converse`)."""
+        ...
+
+    async def exchange(self, session: WsSession, turn: SessionInput) -> SessionResult:
+        """One turn in a configured session (the rest of :meth:`converse`); called again for the next turn of a
+        conversation."""
+        ...
+
 
 def session_cache_key(protocol: SessionProtocol, base_url: str, turn: SessionInput) -> str:
     """Hex sha256 over the provider, model, URL, settings, prompts and the input audio's sha256 (never the key)."""
@@ -112,6 +136,11 @@ def session_cache_key(protocol: SessionProtocol, base_url: str, turn: SessionInp
         "rate": turn.rate,
         "audio_sha256": hashlib.sha256(turn.pcm).hexdigest(),
     }
+    if turn.history:  # single turns keep their keys (and their cached answers)
+        identity["history"] = [
+            {"role": h.role, "text": h.text, "audio_sha256": hashlib.sha256(h.pcm).hexdigest() if h.pcm else None}
+            for h in turn.history
+        ]
     canonical = json.dumps(identity, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -210,6 +239,12 @@ class SessionModel:
             await asyncio.to_thread(_cache_put, self.cache, key, result)
         return result
 
+    def open_conversation(self) -> SessionConversation:
+        """One session kept open for the turns of a dialogue (``--history own``); it holds a concurrency slot
+        until closed. Not cached and not retried turn by turn: a turn's answer depends on the whole session, so a
+        session that breaks fails its dialogue, which is rerun from its first turn (docs/dialogues.md)."""
+        return SessionConversation(self)
+
     def forget(self, turn: SessionInput) -> None:
         """Drop the cached reply to ``turn`` (a reply that failed validation must not be replayed)."""
         if self.cache is not None:
@@ -233,3 +268,42 @@ class SessionModel:
                 "idle_timeout": timeouts.idle,
             },
         }
+
+
+class SessionConversation:
+    """The turns of one dialogue in one WebSocket session."""
+
+    def __init__(self, model: SessionModel) -> None:
+        self._model = model
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._session: WsSession | None = None
+        self.turns = 0
+        """Turns answered in this session."""
+
+    async def answer(self, turn: SessionInput) -> SessionResult:
+        """The model's reply to the next turn; the first one opens and configures the session."""
+        model = self._model
+        try:
+            if self._session is None:
+                self._stack = contextlib.AsyncExitStack()
+                await self._stack.enter_async_context(model.limiter)
+                model.attempts += 1
+                url, headers = model.protocol.url(), model.protocol.headers()
+                self._session = await self._stack.enter_async_context(
+                    open_session(url, headers, model.options.timeouts)
+                )
+                await model.protocol.setup(self._session, turn)
+            self._session.next_turn()
+            result = await model.protocol.exchange(self._session, turn)
+        except ProviderError as error:
+            raise redact_error(error, model._secrets) from None
+        self.turns += 1
+        if model._secrets:
+            result = dataclasses.replace(result, text=redact(result.text, model._secrets))
+        return result
+
+    async def close(self) -> None:
+        """Close the session and free its slot."""
+        stack, self._stack, self._session = self._stack, None, None
+        if stack is not None:
+            await stack.aclose()

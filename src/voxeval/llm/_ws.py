@@ -97,6 +97,12 @@ class WsSession:
         self._deadline = deadline
         self.sent = 0
         """Messages sent so far."""
+        self.session_id: str | None = None
+        """The provider's id of the session, when its set-up answer gives one (Gemini ``setupComplete``)."""
+
+    def next_turn(self) -> None:
+        """Start the total timeout again: in a conversation it bounds each turn, not the whole dialogue."""
+        self._deadline = time.monotonic() + self.timeouts.total
 
     def _closed_error(self, exc: BaseException) -> ProviderError:
         ours = getattr(exc, "sent", None)

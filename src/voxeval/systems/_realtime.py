@@ -1,6 +1,6 @@
 """Systems that speak in real time over WebSocket sessions: ``realtime:openai:MODEL[@WS_URL][?OPTIONS]`` (OpenAI
-Realtime) and ``live:gemini:MODEL[@WS_URL][?OPTIONS]`` (Gemini Live). One fresh session per turn; see
-docs/systems.md for the options and what each one sends."""
+Realtime) and ``live:gemini:MODEL[@WS_URL][?OPTIONS]`` (Gemini Live). One fresh session per turn, or one per
+dialogue under ``--history own``; see docs/systems.md for the options and what each one sends."""
 
 from __future__ import annotations
 
@@ -40,16 +40,34 @@ class SessionSystem:
         self.concurrency = model.options.concurrency
 
     async def respond(self, turn: Turn) -> Reply:
-        """Speak the turn into a fresh session (retried by the session layer) and return what came back."""
+        """Speak the turn into a fresh session (retried by the session layer) and return what came back; a turn of a
+        dialogue sends the dialogue so far first (earlier user turns as audio, assistant turns as text)."""
+        return self.reply(await self.model.answer(self.session_input(turn)))
+
+    def session_input(self, turn: Turn, *, with_history: bool = True) -> Any:
+        """The turn as the session layer takes it."""
+        from voxeval.llm import EarlierTurn, SessionInput
+
+        rate = self.model.protocol.input_rate
+        history = tuple(
+            EarlierTurn(said.role, said.text if said.role == "assistant" else "", None)
+            if said.audio is None
+            else EarlierTurn(said.role, "", input_pcm(said.audio, rate, f"{turn.id} (history)"))
+            for said in (turn.history if with_history else ())
+        )
+        pcm = input_pcm(turn.audio, rate, turn.id)
+        return SessionInput(turn.system_prompt, turn.user_prompt, pcm, rate, history)
+
+    def open_conversation(self, dialogue_id: str) -> SessionDialogue:
+        """ONE session for the whole dialogue (``--history own``): each user turn goes into it in order."""
+        return SessionDialogue(self)
+
+    def reply(self, result: Any) -> Reply:
+        """A session's result as the system's reply."""
         import numpy as np
 
-        from voxeval.llm import SessionInput
         from voxeval.speech.audio import encode_wav
 
-        pcm = input_pcm(turn.audio, self.model.protocol.input_rate, turn.id)
-        result = await self.model.answer(
-            SessionInput(turn.system_prompt, turn.user_prompt, pcm, self.model.protocol.input_rate)
-        )
         audio = encode_wav(np.frombuffer(result.pcm, dtype="<i2"), result.rate) if result.pcm else None
         meta = {
             "model_version": result.model_version,
@@ -66,6 +84,22 @@ class SessionSystem:
     def describe(self) -> dict[str, Any]:
         """The session model's description (never the key)."""
         return {"system": "session", **self.model.describe()}
+
+
+class SessionDialogue:
+    """One dialogue in one session of a :class:`SessionSystem` (the session keeps the context)."""
+
+    def __init__(self, system: SessionSystem) -> None:
+        self._system = system
+        self._conversation = system.model.open_conversation()
+
+    async def respond(self, turn: Turn) -> Reply:
+        """The next user turn into the open session (its history is already there)."""
+        return self._system.reply(await self._conversation.answer(self._system.session_input(turn, with_history=False)))
+
+    async def close(self) -> None:
+        """Close the session."""
+        await self._conversation.close()
 
 
 def _factory(prefix: str, provider: str) -> Any:

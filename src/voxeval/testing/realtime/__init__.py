@@ -7,7 +7,7 @@ True
 """
 
 from voxeval.testing.realtime._faults import FAULTS, SessionFault, SessionFaultPlan
-from voxeval.testing.realtime._protocols import OUTPUT_RATE, MockReply, MockTurn, Pacing
+from voxeval.testing.realtime._protocols import OUTPUT_RATE, MockReply, MockSaid, MockTurn, Pacing
 from voxeval.testing.realtime._server import (
     GEMINI_PATH,
     OPENAI_PATH,
@@ -24,6 +24,7 @@ __all__ = [
     "OPENAI_PATH",
     "OUTPUT_RATE",
     "MockReply",
+    "MockSaid",
     "MockTurn",
     "Pacing",
     "RealtimeMockServer",

@@ -28,6 +28,21 @@ class MockTurn:
     """Input audio, 16-bit mono PCM."""
     rate: int
     """Its sample rate."""
+    history: tuple[MockSaid, ...] = ()
+    """What this session heard and said before this turn: history items the client sent (a dialogue's reference
+    so far) and the session's own earlier turns, oldest first."""
+
+
+@dataclass(frozen=True)
+class MockSaid:
+    """One earlier turn in a mock session."""
+
+    role: str
+    """``user`` or ``assistant``."""
+    text: str
+    """An assistant turn's text (or a user turn sent as text)."""
+    pcm: bytes = b""
+    """A user turn's audio."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from voxeval.testing.realtime._faults import SessionFault, SessionFaultPlan
 from voxeval.testing.realtime._protocols import (
     OUTPUT_RATE,
     MockReply,
+    MockSaid,
     MockTurn,
     Pacing,
     dumps,
@@ -181,6 +182,7 @@ class _Session:
         self.instructions = ""
         self.user_text = ""
         self.model = ""
+        self.history: list[MockSaid] = []
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.connection.send(dumps(message))
@@ -192,7 +194,15 @@ class _Session:
             yield message
 
     def turn(self, rate: int) -> MockTurn:
-        return MockTurn(self.protocol, self.model, self.instructions, self.user_text, bytes(self.pcm), rate)
+        return MockTurn(
+            self.protocol, self.model, self.instructions, self.user_text, bytes(self.pcm), rate, tuple(self.history)
+        )
+
+    def remember(self, turn: MockTurn, reply: MockReply) -> None:
+        """The session keeps its context: the turn and the reply join the history; the next turn starts empty."""
+        self.history += [MockSaid("user", turn.user_text, turn.pcm), MockSaid("assistant", reply.text)]
+        self.pcm = bytearray()
+        self.user_text = ""
 
     async def hold(self) -> None:
         """A session that never answers: wait for the client to give up (bounded)."""
@@ -224,8 +234,15 @@ class _OpenAISession(_Session):
                 self.max_tokens = session.get("max_output_tokens", self.max_tokens)
                 await self.send({"type": "session.updated", "session": {"type": "realtime", "model": self.model}})
             elif kind == "conversation.item.create":
-                content = (event.get("item") or {}).get("content") or []
-                self.user_text += "".join(c.get("text", "") for c in content if c.get("type") == "input_text")
+                item = event.get("item") or {}
+                content = item.get("content") or []
+                if item.get("role") == "assistant":
+                    self.history.append(MockSaid("assistant", "".join(c.get("text", "") for c in content)))
+                elif any(c.get("type") == "input_audio" for c in content):
+                    audio = b"".join(base64.b64decode(c["audio"]) for c in content if c.get("type") == "input_audio")
+                    self.history.append(MockSaid("user", "", audio))
+                else:
+                    self.user_text += "".join(c.get("text", "") for c in content if c.get("type") == "input_text")
             elif kind == "input_audio_buffer.append":
                 self.pcm += base64.b64decode(event["audio"], validate=True)
             elif kind == "input_audio_buffer.commit":
@@ -259,6 +276,7 @@ class _OpenAISession(_Session):
         )
         if finished:
             await self.done(rid, turn, audio)
+            self.remember(turn, reply)
 
     async def done(self, rid: str, turn: MockTurn, reply: MockReply) -> None:
         usage = openai_usage(turn, reply)
@@ -296,7 +314,16 @@ class _GeminiSession(_Session):
                 await self.send({"setupComplete": {}})
             elif "clientContent" in message:
                 for turn in message["clientContent"].get("turns") or []:
-                    self.user_text += "".join(p.get("text", "") for p in turn.get("parts") or [])
+                    parts = turn.get("parts") or []
+                    text = "".join(p.get("text", "") for p in parts)
+                    audio = [p["inlineData"]["data"] for p in parts if "inlineData" in p]
+                    if turn.get("role") == "model":
+                        self.history.append(MockSaid("assistant", text))
+                    elif audio:
+                        pcm = b"".join(base64.b64decode(a.replace("-", "+").replace("_", "/")) for a in audio)
+                        self.history.append(MockSaid("user", "", pcm))
+                    else:
+                        self.user_text += text
             elif "realtimeInput" in message:
                 realtime = message["realtimeInput"]
                 if "activityStart" in realtime:
@@ -346,6 +373,7 @@ class _GeminiSession(_Session):
                 "totalTokenCount": usage["total_tokens"],
             }
             await self.send({"serverContent": {"turnComplete": True}, "usageMetadata": tokens})
+            self.remember(turn, reply)
 
     async def fail(self, fault: SessionFault) -> None:
         if fault == "go_away":
