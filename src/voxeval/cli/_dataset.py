@@ -34,7 +34,7 @@ def register(commands: Any) -> None:
     s.add_argument("dataset", nargs="?", default="ja-assistant", help="built-in name or JSONL file")
     s.add_argument("--split", help="only this split")
     s.set_defaults(handler=_stats)
-    e = sub.add_parser("export", help="write a built-in dataset as plain JSONL in the paper's schema")
+    e = sub.add_parser("export", help="write a dataset as plain JSONL in its schema (single-turn rows or dialogues)")
     e.add_argument("name", help="built-in dataset: " + ", ".join(builtin_names()))
     e.add_argument("--out", required=True, type=Path, help="output JSONL file")
     e.add_argument("--split", help="only this split")
