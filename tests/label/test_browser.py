@@ -36,7 +36,7 @@ TIMER = "はい、承知しました。タイマーを3分にセットしまし�
 MODEL_TEXT = "はい、承知しました。タイマーを三分にセットしました。"
 CHATTER = "えーと、あのー、うーん。"
 RAIN = "明日は晴れです。傘は要りません。"
-NOTE = "sounds off, flat and unclear"
+NOTE = "Sounds off, flat and unclear"
 
 pytestmark = pytest.mark.skipif(
     not (CHROMIUM.exists() and CHROMEDRIVER.exists()) or shutil.which("chromedriver") is None,

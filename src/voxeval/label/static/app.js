@@ -22,7 +22,7 @@ function problem(r) {
   return text || `the server answered ${r.status}`;
 }
 function say(text, kind) { const s = $("status"); s.textContent = text; s.className = kind || "ok"; }
-function fresh() { if ($("status").className !== "ok") say("", "ok"); }  // a warning goes once the form changes
+function fresh() { if ($("status").className !== "ok") say("", "ok"); }  // a warning or hint goes once the form changes
 function media(path) { return "media/" + path.split("/").map(encodeURIComponent).join("/") + "?token=" + encodeURIComponent(TOKEN); }
 function language(text) { return item.locale ? item.locale.split("-")[0] : /[\u3040-\u30ff]/.test(text) ? "ja" : ""; }
 function show(id, text) { const el = $(id); if (!el) return; el.textContent = text; el.lang = item ? language(item.text + item.input_text) : ""; }
@@ -194,21 +194,23 @@ function send(action) {
 const ACTIONS = {s: "skip", f: "flag", u: "undo"};
 const isAction = (k) => Object.prototype.hasOwnProperty.call(ACTIONS, k);
 // S, F and U leave the item: they act on a second press, so the first letter of a typed note never does.
-function armOrSend(k) {
+function armOrSend(k, typed) {
   if (armed && armed.key === k && Date.now() < armed.until) { armed = null; send(ACTIONS[k]); return; }
-  armed = {key: k, until: Date.now() + ARMED_MS};
+  const mine = {key: k, typed, until: Date.now() + ARMED_MS};
+  armed = mine;
   say(`press ${k.toUpperCase()} again to ${ACTIONS[k]}`, "hint");
+  setTimeout(() => { if (armed === mine) { armed = null; fresh(); } }, ARMED_MS);  // the hint goes with the chance
 }
 // A printable key that is no shortcut starts the note (with a letter just armed before it): typing goes there.
 function startNote(e) {
   const note = $("note");
-  if (armed && Date.now() < armed.until) note.value += armed.key;
+  if (armed && Date.now() < armed.until) note.value += armed.typed;
   armed = null; fresh(); note.focus();
   note.setSelectionRange(note.value.length, note.value.length);
   if (e) { e.preventDefault(); note.value += e.key; }
 }
 function shortcut(e, k) {
-  if (isAction(k)) armOrSend(k);
+  if (isAction(k)) armOrSend(k, e.key);
   else if (k === "p") play("input-audio"); else if (k === "r") play("reply-audio");
   else if (k === "n") { e.preventDefault(); startNote(null); }
   else if (TASK === "da" && k === "i" && $("imp0")) { e.preventDefault(); $("imp0").focus(); $("imp0").select(); }
