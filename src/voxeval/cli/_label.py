@@ -39,7 +39,7 @@ def register(commands: Any) -> None:
     a = commands.add_parser(
         "agreement",
         description="Agreement between the labellers of a run directory (ROOT/human/), and of the annotator "
-        "(annotations.jsonl, as the run annotated it) and the style judge (judgements.jsonl) with them, with 95%% "
+        "(annotations.jsonl, as the run annotated it) and the style judge (judgements.jsonl) with them, with 95% "
         "bootstrap intervals, a key (which direction is better), and the items left out and why.",
     )
     a.add_argument("run_dir", type=Path)
