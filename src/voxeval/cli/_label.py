@@ -16,7 +16,8 @@ def register(commands: Any) -> None:
         "label",
         description="Serve a local web app to label replies' dialogue acts (--task da) or rate their style 1-5 "
         "(--task style). Judgements are appended at once to ROOT/human/<task>/<labeller>.jsonl; reopening the "
-        "printed URL resumes at the first unjudged item. The URL carries a random token required on every request.",
+        "printed URL resumes at the first unjudged item. The URL carries a random token required on every request, "
+        "kept per run and labeller in ROOT/human/.<labeller>.token (0600), so a restarted server keeps the URL.",
     )
     p.add_argument("source", type=Path, help="a run directory, or a JSONL file of items (id, text, audio?, ...)")
     p.add_argument("--task", choices=("da", "style"), required=True)
@@ -38,7 +39,8 @@ def register(commands: Any) -> None:
     a = commands.add_parser(
         "agreement",
         description="Agreement between the labellers of a run directory (ROOT/human/), and of the annotator "
-        "(annotations.jsonl) and the style judge (judgements.jsonl) with them, with 95%% bootstrap intervals.",
+        "(annotations.jsonl, as the run annotated it) and the style judge (judgements.jsonl) with them, with 95% "
+        "bootstrap intervals, a key (which direction is better), and the items left out and why.",
     )
     a.add_argument("run_dir", type=Path)
     a.add_argument("--task", choices=("da", "style"), default=None, help="default: every task with judgements")
@@ -70,13 +72,15 @@ def _root_and_items(source: Path, task: str) -> tuple[Path, list[Any]]:
 def _label(args: argparse.Namespace) -> int:
     from voxeval.label import Study, check_labeller
     from voxeval.label._server import LabelServer
+    from voxeval.label._token import stored_token
 
     labeller = check_labeller(getpass.getuser() if args.labeller is None else args.labeller)
     root, items = _root_and_items(args.source, args.task)
     if not items:
         raise InputError(Location(str(args.source)), f"nothing to judge for --task {args.task}")
     study = Study(root, items, args.task, labeller, seed=args.seed)
-    server = LabelServer((args.host, args.port), study, show_system=args.show_system)
+    token = stored_token(root, labeller)  # kept per run and labeller: an open tab survives a restart
+    server = LabelServer((args.host, args.port), study, token=token, show_system=args.show_system)
     print(f"voxeval label: {len(items)} items, labeller {labeller}, order seed {study.seed}")
     print(f"judgements go to {study.path}")
     print(f"open {server.url}", flush=True)
@@ -102,6 +106,8 @@ def _agreement(args: argparse.Namespace) -> int:
     print(render_agreement(report))
     print(f"figures written to {out}")
     if args.export:
-        n = export_labels(args.run_dir, args.task or "da", args.export, args.labeller)
+        n, no_act = export_labels(args.run_dir, args.task or "da", args.export, args.labeller)
         print(f"{n} rows exported to {args.export}")
+        if no_act:
+            print(f"{no_act} 'no act' labels not exported: a gold row needs at least one act (agreement counts them)")
     return 0

@@ -87,7 +87,8 @@ class Study:
         }
 
     def submit(self, sub: Submission) -> dict[str, Any]:
-        """Append the submission's row at once (one write); ``undo`` retracts the latest active judgement."""
+        """Append the submission's row at once (one write); ``undo`` retracts the latest active judgement and
+        returns it as ``restored`` (status, steps, no_act, score, note)."""
         with self._lock:
             rows = self._rows()
             base = {"n": len(rows) + 1, "labeller": self.labeller, "task": self.task, "seed": self.seed}
@@ -98,12 +99,18 @@ class Study:
                     return {"undone": None}
                 last = max(current.values(), key=lambda r: r["n"])
                 self.log.append({**base, "key": last["key"], "status": "undone", "retracts": last["n"]})
-                return {"undone": last["key"]}
+                # the page puts the retracted judgement back in the form, to be corrected rather than redone
+                kept = ("status", "steps", "no_act", "score", "note")
+                return {
+                    "undone": last["key"],
+                    "restored": {"key": last["key"], **{f: last[f] for f in kept if f in last}},
+                }
             item = self.by_key[sub.key]
             row = {**base, "key": item.key, "id": item.id, "dataset": item.dataset, "system": item.system}
             if self.task == "da":  # the text the spans index, so an exported gold row stands on its own
                 row.update(text=item.text, input_text=item.input_text, background=item.background)
                 row.update({"locale": item.locale} if item.locale else {})
+                row.update({"text_source": item.text_source} if item.text_source else {})
             self.log.append({**row, "status": STATUS[sub.action], **sub.body})
             return {"saved": item.key}
 
