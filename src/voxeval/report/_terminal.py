@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from voxeval.report._tables import TableRow
 
 WIDTH = 120
 """Terminal columns every printed line fits in."""
@@ -26,21 +30,26 @@ def display_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
 
 
-def shorten(text: str, width: int) -> str:
-    """``text`` cut to ``width`` display columns, ending in ``…`` when cut.
+def _fit(chars: Sequence[str], width: int) -> str:
+    out, used = "", 0
+    for ch in chars:
+        if used + display_width(ch) > width:
+            break
+        out, used = out + ch, used + display_width(ch)
+    return out
 
-    >>> shorten("python:tests.run.doubles:echo_gold", 12)
-    'python:test…'
+
+def shorten(text: str, width: int) -> str:
+    """``text`` cut to ``width`` display columns in the middle, where ``…`` marks the cut: the start and the end of a
+    name tell names apart (``python:pkg.mod:one`` and ``python:pkg.mod:two``).
+
+    >>> shorten("python:tests.run.doubles:echo_gold", 16)
+    'python:t…ho_gold'
     """
     if display_width(text) <= width:
         return text
-    out, used = "", 0
-    for ch in text:
-        w = display_width(ch)
-        if used + w > width - 1:
-            break
-        out, used = out + ch, used + w
-    return out + "…"
+    tail = _fit(text[::-1], (width - 1) // 2)[::-1]
+    return _fit(text, width - 1 - display_width(tail)) + "…" + tail
 
 
 def _pad(text: str, width: int, right: bool) -> str:
@@ -79,3 +88,26 @@ def text_table(
         lines.append((indent + GAP.join(parts)).rstrip())
     rule = indent + GAP.join("-" * w for w in widths)
     return "\n".join([lines[0], rule, *lines[1:]])
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def table1_text(rows: Sequence[TableRow]) -> str:
+    """Table 1 for a terminal: the figures of :func:`~voxeval.report._tables.table1_markdown` under short names
+    (WLCS and WED with their std, gold coverage, the WED breakdown, missing and excluded samples)."""
+    content = any(r.content is not None for r in rows)
+    head = ["dataset", "system", "n", "WLCS↑", "std", "coverage↑", "WED↓", "std", "del", "ins", "sub", "missing"]
+    head += ["excluded", *(["WLCS-c↑", "WED-c↓"] if content else [])]
+    body: list[list[object]] = []
+    for r in rows:
+        s = r.summary
+        cells: list[object] = [r.dataset, r.system, s.n, _fmt(s.wlcs_mean), _fmt(s.wlcs_std)]
+        cells += [_fmt(s.gold_coverage_mean), _fmt(s.wed_mean), _fmt(s.wed_std), _fmt(s.deletion_mean)]
+        cells += [_fmt(s.insertion_mean), _fmt(s.substitution_mean), s.missing_predictions, len(s.excluded)]
+        if content:
+            c = r.content
+            cells += [_fmt(c.wlcs_c_mean if c else None), _fmt(c.wed_c_mean if c else None)]
+        body.append(cells)
+    return text_table(head, body, numeric=tuple(range(2, len(head))), shrink=(0, 1))
