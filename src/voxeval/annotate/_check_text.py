@@ -140,6 +140,7 @@ def check_text(report: Mapping[str, Any]) -> str:
     name = " ".join(str(ann[k]) for k in ("annotator", "version", "language") if ann.get(k))
     parts = [
         f"annotator-check: {name} on {report['dataset']}: {report['samples']} samples, {report['failed']} failed",
+        *([f"Annotated {report['reference_context']}."] if report.get("reference_context") else []),
         "",
         "Per reply, against the gold labels:",
         _per_reply(report),
