@@ -265,11 +265,11 @@ class DialogueActsBenchmark:
 
     def table(self, summary: list[ScoredSet], run_dir: Path) -> str:
         """Table 1, and how many samples were excluded."""
-        from voxeval.report import table1_markdown
-        from voxeval.report._speech import LATENCY_TITLE, latency_markdown
+        from voxeval.report._speech import LATENCY_TITLE, latency_text
+        from voxeval.report._terminal import table1_text
 
-        text = table1_markdown([table_row(s) for s in summary])
-        latency = latency_markdown(read_run_log(run_dir / "replies.jsonl"))
+        text = table1_text([table_row(s) for s in summary])
+        latency = latency_text(read_run_log(run_dir / "replies.jsonl"))
         if latency:
             text += f"\n\n{LATENCY_TITLE}\n\n{latency}"
         failed = sum(len(s.summary.excluded) for s in summary)
