@@ -308,9 +308,12 @@ class DialogueActsBenchmark:
     def table(self, summary: list[ScoredSet], run_dir: Path) -> str:
         """Table 1, and how many samples were excluded."""
         from voxeval.report import table1_markdown
+        from voxeval.report._ppi import ppi_section
         from voxeval.report._speech import LATENCY_TITLE, latency_markdown
 
         text = table1_markdown([table_row(s) for s in summary])
+        _, ppi, _ = ppi_section(run_dir, summary)
+        text += "\n" + ppi.rstrip("\n") if ppi else ""
         latency = latency_markdown(read_run_log(run_dir / "replies.jsonl"))
         if latency:
             text += f"\n\n{LATENCY_TITLE}\n\n{latency}"

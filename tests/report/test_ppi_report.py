@@ -1,0 +1,148 @@
+"""Prediction-powered scores end to end: a drawn sample, human labels on it, a deliberately biased annotator.
+
+The run's annotations are rewritten so that the annotator gives every reply the labeller's act at weight 0.7 plus
+an act absent from the gold at 0.3: its WLCS is 0.7 × the human WLCS, a plain figure far below the truth.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from voxeval.acts import LABELS
+from voxeval.benchmark._da import DialogueActsBenchmark, load_run
+from voxeval.cli import main
+from voxeval.label import Study, check_submission, load_run_items
+from voxeval.label._sample import draw_sample, drawn_keys, read_draw, record_draw
+from voxeval.report._build import build_da_reports
+from voxeval.report._compare import compare_markdown, compare_runs
+from voxeval.report._ppi import ppi_rows
+
+SYSTEM = "python:tests.run.doubles:echo_gold"
+
+
+def _absent(acts: set[str]) -> str:
+    return next(a for a in LABELS if a not in acts)
+
+
+@pytest.fixture(scope="module")
+def biased_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], float]:
+    """A run of 24 replies with a biased annotator; returns it, the act a person gives each reply, and the truth
+    (mean human WLCS over all 24: a reply labelled with its gold's top act scores 1, one labelled otherwise 0)."""
+    import tests.run.realtime_doubles  # noqa: F401  (registers the instant tone-tts engine)
+
+    out = tmp_path_factory.mktemp("ppi") / "run"
+    args = ["run", "--dataset", "ja-assistant", "--limit", "24", "--system", SYSTEM, "--annotator", "gold"]
+    args += ["--tts", "tone-tts"]
+    assert main([*args, "--out", str(out), "--quiet"]) == 0
+    data = load_run(out)
+    gold = {g.id: g for g in data.sets[0].gold}
+    human_act, rows = {}, []
+    for n, sample_id in enumerate(sorted(gold)):
+        acts = {s.act for s in gold[sample_id].acts}
+        top = max(gold[sample_id].acts, key=lambda s: s.importance).act
+        human_act[sample_id] = top if n % 3 else _absent(acts)  # a third of the replies miss their gold act
+        wrong = _absent(acts | {human_act[sample_id]})
+        steps = [{"act": human_act[sample_id], "importance": 0.7}, {"act": wrong, "importance": 0.3}]
+        key = f"ja-assistant/{SYSTEM}/{sample_id}"
+        rows.append({"key": key, "dataset": "ja-assistant", "system": SYSTEM, "id": sample_id, "status": "ok"})
+        rows[-1]["steps"] = steps
+    (out / "annotations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    truth = sum(1.0 for n in range(len(gold)) if n % 3) / len(gold)
+    return out, human_act, truth
+
+
+def _label(run: Path, labeller: str, keys: set[str], act_of: dict[str, str]) -> None:
+    study = Study(run, load_run_items(run, "da"), "da", labeller)
+    for key in sorted(keys):
+        text = study.by_key[key].text
+        step = {"act": act_of[study.by_key[key].id], "importance": 1, "start": 0, "end": len(text), "text": text}
+        study.submit(check_submission({"action": "label", "key": key, "steps": [step]}, "da", study.by_key))
+
+
+@pytest.fixture()
+def labelled(biased_run: tuple[Path, dict[str, str], float], tmp_path: Path) -> tuple[Path, dict[str, str], float]:
+    """A copy of the run with 12 of its 24 replies drawn (seed 7) and labelled by one person."""
+    src, act_of, truth = biased_run
+    run = Path(shutil.copytree(src, tmp_path / "run"))
+    items = load_run_items(run, "da")
+    draw, new = record_draw(run, draw_sample(items, "da", 12, per_system=False, seed=7))
+    assert new
+    _label(run, "ann", set(drawn_keys(draw, items)), act_of)
+    return run, act_of, truth
+
+
+def test_plain_figure_is_off_and_the_corrected_one_on_target(labelled) -> None:
+    run, act_of, truth = labelled
+    data = load_run(run)
+    wlcs = next(r for r in ppi_rows(run, data.sets) if r.metric == "WLCS")
+    e = wlcs.estimate
+    assert e is not None and (e.n, e.N, wlcs.drawn) == (12, 24, 12)
+    assert e.annotator_mean == pytest.approx(0.7 * truth)  # the plain figure is off by 0.2
+    assert e.low <= truth <= e.high and abs(e.estimate - truth) < 0.05
+    assert e.human_low <= truth <= e.human_high and e.high - e.low < e.human_high - e.human_low
+    # Labels outside the drawn sample are never used; a second labeller's scores are averaged per reply.
+    items = load_run_items(run, "da")
+    rest = {i.key for i in items} - set(drawn_keys(read_draw(run, "da"), items))
+    _label(run, "bob", set(sorted(rest)[:5]), {k: _absent(set()) for k in act_of})
+    assert next(r for r in ppi_rows(run, data.sets) if r.metric == "WLCS").estimate == e
+
+
+def test_report_table1_html_csv_terminal_and_compare_show_it(labelled) -> None:
+    run, _, _ = labelled
+    out = build_da_reports(load_run(run))
+    md, html = out["md"].read_text(encoding="utf-8"), out["html"].read_text(encoding="utf-8")
+    for text in (md, html):
+        assert "Prediction-powered scores" in text and "12 / 12" in text
+    assert md.index("Prediction-powered") < md.index("Table 2")
+    rows = [r for r in csv.reader(out["csv"].read_text(encoding="utf-8").splitlines()) if r[0] == "ppi"]
+    assert {r[3] for r in rows} == {"WLCS", "WED", "deletion", "insertion", "substitution"}
+    assert "Prediction-powered" in DialogueActsBenchmark().table(load_run(run).sets, run)
+    result = compare_runs(load_run(run), load_run(run))
+    paired = result["comparisons"][0]["ppi"]["WLCS"]["b_minus_a"]
+    assert paired["estimate"] == pytest.approx(0.0) and paired["n"] == 12
+    assert "B − A paired PPI++" in compare_markdown(result)
+
+
+def test_without_a_drawn_sample_nothing_changes(biased_run, tmp_path: Path) -> None:
+    run = Path(shutil.copytree(biased_run[0], tmp_path / "run"))
+    _label(run, "ann", {i.key for i in load_run_items(run, "da")[:4]}, biased_run[1])
+    assert ppi_rows(run, load_run(run).sets) == []  # labels without a draw are no random sample
+
+
+def test_the_draw_is_recorded_reused_and_never_silently_replaced(biased_run, tmp_path: Path) -> None:
+    run = Path(shutil.copytree(biased_run[0], tmp_path / "run"))
+    items = load_run_items(run, "da")
+    first = draw_sample(items, "da", 5, per_system=True, seed=3)
+    assert first == draw_sample(list(reversed(items)), "da", 5, per_system=True, seed=3)  # order-free
+    assert record_draw(run, first) == (first, True)
+    recorded = json.loads((run / "human" / "da" / "sample.json").read_text(encoding="utf-8"))
+    assert recorded["seed"] == 3 and len(recorded["strata"][0]["population"]) == 24 and "drawn_at" in recorded
+    assert record_draw(run, draw_sample(items, "da", 5, per_system=True, seed=3)) == (first, False)
+    with pytest.raises(Exception, match="already records a different sample"):
+        record_draw(run, draw_sample(items, "da", 5, per_system=True, seed=4))
+    study = Study(run, items, "da", "ann", first=drawn_keys(first, items))
+    assert {i.key for i in study.items[:5]} == set(drawn_keys(first, items))  # served first
+    assert study.state()["item"]["key"] in drawn_keys(first, items)
+
+
+def test_the_cli_draws_then_resumes_and_refuses_bad_options(biased_run, tmp_path, monkeypatch, capsys) -> None:
+    from voxeval.label._server import LabelServer
+
+    run = Path(shutil.copytree(biased_run[0], tmp_path / "run"))
+    monkeypatch.setattr(LabelServer, "serve_forever", lambda self: None)
+    base = ["label", str(run), "--task", "da", "--labeller", "ann", "--port", "0"]
+    assert main([*base, "--sample", "6", "--seed", "11"]) == 0
+    assert "drew 6 replies (seed 11)" in capsys.readouterr().out
+    assert main([*base, "--sample", "6"]) == 0  # the same request again resumes the recorded draw
+    assert "using the recorded sample: 6 replies (seed 11)" in capsys.readouterr().out
+    assert main([*base, "--sample", "6", "--sample-seed", "12"]) != 0
+    assert "different sample" in capsys.readouterr().err
+    assert main([*base, "--per-system"]) != 0 and "only with --sample" in capsys.readouterr().err
+    assert main([*base, "--sample", "0"]) != 0 and "positive number" in capsys.readouterr().err
+    (run / "human" / "da" / "sample.json").write_text('{"task": "da", "size": 2}', encoding="utf-8")
+    assert main([*base]) != 0 and "sample.json" in capsys.readouterr().err
