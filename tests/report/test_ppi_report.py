@@ -99,6 +99,7 @@ def test_report_table1_html_csv_terminal_and_compare_show_it(labelled) -> None:
     for text in (md, html):
         assert "Prediction-powered scores" in text and "12 / 12" in text
     assert md.index("Prediction-powered") < md.index("Table 2")
+    assert "Label 40 replies per system to remove the annotator's bias; expected interval ±0.07" in md  # trust
     rows = [r for r in csv.reader(out["csv"].read_text(encoding="utf-8").splitlines()) if r[0] == "ppi"]
     assert {r[3] for r in rows} == {"WLCS", "WED", "deletion", "insertion", "substitution"}
     assert "Prediction-powered" in DialogueActsBenchmark().table(load_run(run).sets, run)
@@ -146,3 +147,36 @@ def test_the_cli_draws_then_resumes_and_refuses_bad_options(biased_run, tmp_path
     assert main([*base, "--sample", "0"]) != 0 and "positive number" in capsys.readouterr().err
     (run / "human" / "da" / "sample.json").write_text('{"task": "da", "size": 2}', encoding="utf-8")
     assert main([*base]) != 0 and "sample.json" in capsys.readouterr().err
+
+
+def test_style_judge_scores_corrected_by_ratings_on_the_drawn_sample(tmp_path: Path) -> None:
+    from voxeval.label import LabelItem
+    from voxeval.report._style_report import build_style_reports
+
+    run = tmp_path / "style"
+    run.mkdir()
+    truth = [1 + (i * 7) % 5 for i in range(30)]  # a person's rating of each reply
+    judge = [max(1, t - 1) for t in truth]  # a judge that rates one level too low
+    summary = {"systems": {"sys": {"overall": 3.0, "coverage": 1.0, "ok": 30, "failed": 0, "not_measured": 0}}}
+    (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    rows = [
+        {"key": f"d/sys/{i}", "system": "sys", "dataset": "d", "id": str(i), "ability": "a/b", "status": "ok",
+         "score": s, "judge": "j", "attributes": {}}
+        for i, s in enumerate(judge)
+    ]  # fmt: skip
+    (run / "judgements.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    items = [LabelItem(key=f"d/sys/{i}", id=str(i), text="", system="sys", dataset="d") for i in range(30)]
+    draw, _ = record_draw(run, draw_sample(items, "style", 15, per_system=True, seed=1))
+    for who, shift in (("ann", 0), ("bob", 0)):
+        study = Study(run, items, "style", who)
+        for key in sorted(drawn_keys(draw, items)):
+            score = truth[int(key.rsplit("/", 1)[1])] + shift
+            study.submit(check_submission({"action": "label", "key": key, "score": score}, "style", study.by_key))
+    md = build_style_reports(run)["md"].read_text(encoding="utf-8")
+    assert "Prediction-powered scores" in md and "judge score (1-5)" in md and "15 / 15" in md
+    from voxeval.report._ppi import style_ppi_rows
+    from voxeval.report._style_report import load_judgements
+
+    (row,) = style_ppi_rows(run, load_judgements(run))
+    e, mean = row.estimate, sum(truth) / 30
+    assert e is not None and e.annotator_mean < mean - 0.5 and e.low <= mean <= e.high

@@ -22,6 +22,7 @@ from voxeval.report._ppi import PPI_HEAD, ppi_section
 from voxeval.report._speech import channel_section, latency_section
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
 from voxeval.report._tables import CONTENT_NOTE, format_acts, render_markdown, representatives
+from voxeval.report._trust import label_advice
 from voxeval.report._validity import system_level_section
 
 
@@ -341,7 +342,8 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     languages = languages_line(data)
     human_html, human_md = da_human_section(data.run_dir)
     ppi_html, ppi_md, ppi_cells = ppi_section(run_dir, sets)
-    trust_html, trust_md = trust_html + human_html, trust_md + human_md
+    advice_html, advice_md = label_advice()
+    trust_html, trust_md = trust_html + advice_html + human_html, trust_md + advice_md + human_md
     sections = [
         f'<p class="meta">{esc(languages)}</p>',
         "<h2>Table 1: scores per dataset × system</h2>",

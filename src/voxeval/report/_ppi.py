@@ -214,15 +214,62 @@ def table_rows(rows: list[PPIRow]) -> list[list[object]]:
 
 def ppi_section(run_dir: Path, sets: list[Any]) -> tuple[str, str, list[list[object]]]:
     """(HTML, Markdown, table cells) of the prediction-powered table; empty without a drawn, labelled sample."""
+    return _render(ppi_rows(run_dir, sets), PPI_NOTE)
+
+
+def _render(rows: list[PPIRow], note: str) -> tuple[str, str, list[list[object]]]:
     from voxeval.report._build import markdown_table
     from voxeval.report._html import esc, table
 
-    cells = table_rows(ppi_rows(run_dir, sets))
+    cells = table_rows(rows)
     if not cells:
         return "", "", []
-    html = f"<h3>{esc(PPI_TITLE)}</h3>" + table(PPI_HEAD, cells, numeric=(7,)) + f'<p class="meta">{esc(PPI_NOTE)}</p>'
-    md = f"\n## {PPI_TITLE}\n\n" + markdown_table(PPI_HEAD, cells) + "\n\n" + PPI_NOTE + "\n"
+    html = f"<h3>{esc(PPI_TITLE)}</h3>" + table(PPI_HEAD, cells, numeric=(7,)) + f'<p class="meta">{esc(note)}</p>'
+    md = f"\n## {PPI_TITLE}\n\n" + markdown_table(PPI_HEAD, cells) + "\n\n" + note + "\n"
     return html, md, cells
+
+
+STYLE_NOTE = (
+    "Per system: the judge's 1-5 score on all N judged replies, corrected by the human ratings (human/style/, "
+    "`voxeval label --task style`) on the uniform random sample drawn by `voxeval label --sample` "
+    "(human/style/sample.json); several raters: their ratings averaged per reply. A plain, unweighted mean over "
+    "replies (not the VStyle-weighted overall). PPI++ as for dialogue acts: docs/metrics.md."
+)
+
+
+def style_ppi_rows(run_dir: Path, judged: dict[str, list[dict[str, Any]]]) -> list[PPIRow]:
+    """The judge's mean score per dataset × system corrected by human ratings on the run's drawn style sample."""
+    from voxeval.label._sample import read_draw
+    from voxeval.label._study import read_judgements
+
+    draw = read_draw(run_dir, "style")
+    humans = read_judgements(run_dir, "style") if draw is not None else {}
+    if draw is None or not humans:
+        return []
+    ratings: dict[str, list[float]] = {}
+    for rows in humans.values():
+        for key, row in rows.items():
+            if row.get("status") == "labelled":
+                ratings.setdefault(key, []).append(float(row["score"]))
+    out = []
+    for stratum in draw.strata:
+        scored = {
+            r["id"]: (r["key"], float(r["score"]))
+            for r in judged.get(stratum.system, [])
+            if r.get("dataset") == stratum.dataset and r.get("status") == "ok" and r.get("score") is not None
+        }
+        population = set(stratum.population) & set(scored)
+        f = {i: scored[i][1] for i in population}
+        drawn = [i for i in stratum.sample if i in population]
+        y = {i: sum(ratings[k]) / len(ratings[k]) for i in drawn if (k := scored[i][0]) in ratings}
+        estimate = ppi_from_scores(f, y) if len(y) >= 2 else None
+        out.append(PPIRow(stratum.dataset, stratum.system, "judge score (1-5)", len(drawn), estimate))
+    return out
+
+
+def style_ppi_section(run_dir: Path, judged: dict[str, list[dict[str, Any]]]) -> tuple[str, str, list[list[object]]]:
+    """(HTML, Markdown, cells) of the style run's prediction-powered table; empty without a drawn, rated sample."""
+    return _render(style_ppi_rows(run_dir, judged), STYLE_NOTE)
 
 
 COMPARED = ("WLCS", "WED")
