@@ -79,7 +79,7 @@ def labelled(biased_run: tuple[Path, dict[str, str], float], tmp_path: Path) -> 
 def test_plain_figure_is_off_and_the_corrected_one_on_target(labelled) -> None:
     run, act_of, truth = labelled
     data = load_run(run)
-    wlcs = next(r for r in ppi_rows(run, data.sets) if r.metric == "WLCS")
+    wlcs = next(r for r in ppi_rows(run, data.sets, data.human) if r.metric == "WLCS")
     e = wlcs.estimate
     assert e is not None and (e.n, e.N, wlcs.drawn) == (12, 24, 12)
     assert e.annotator_mean == pytest.approx(0.7 * truth)  # the plain figure is off by 0.2
@@ -89,7 +89,8 @@ def test_plain_figure_is_off_and_the_corrected_one_on_target(labelled) -> None:
     items = load_run_items(run, "da")
     rest = {i.key for i in items} - set(drawn_keys(read_draw(run, "da"), items))
     _label(run, "bob", set(sorted(rest)[:5]), {k: _absent(set()) for k in act_of})
-    assert next(r for r in ppi_rows(run, data.sets) if r.metric == "WLCS").estimate == e
+    data = load_run(run)
+    assert next(r for r in ppi_rows(run, data.sets, data.human) if r.metric == "WLCS").estimate == e
 
 
 def test_report_table1_html_csv_terminal_and_compare_show_it(labelled) -> None:
@@ -112,7 +113,8 @@ def test_report_table1_html_csv_terminal_and_compare_show_it(labelled) -> None:
 def test_without_a_drawn_sample_nothing_changes(biased_run, tmp_path: Path) -> None:
     run = Path(shutil.copytree(biased_run[0], tmp_path / "run"))
     _label(run, "ann", {i.key for i in load_run_items(run, "da")[:4]}, biased_run[1])
-    assert ppi_rows(run, load_run(run).sets) == []  # labels without a draw are no random sample
+    data = load_run(run)
+    assert data.human and ppi_rows(run, data.sets, data.human) == []  # labels without a draw: no random sample
 
 
 def test_the_draw_is_recorded_reused_and_never_silently_replaced(biased_run, tmp_path: Path) -> None:
@@ -180,3 +182,50 @@ def test_style_judge_scores_corrected_by_ratings_on_the_drawn_sample(tmp_path: P
     (row,) = style_ppi_rows(run, load_judgements(run))
     e, mean = row.estimate, sum(truth) / 30
     assert e is not None and e.annotator_mean < mean - 0.5 and e.low <= mean <= e.high
+
+
+def test_an_edited_label_row_is_refused_naming_file_and_field(labelled) -> None:
+    from voxeval.errors import InputError
+
+    run, _, _ = labelled
+    path = run / "human" / "da" / "ann.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    bad = {**rows[0], "n": len(rows) + 1, "steps": [{"act": "Bogus", "importance": 1.0, "span": "x"}]}
+    path.write_text(path.read_text(encoding="utf-8") + json.dumps(bad) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"ann\.jsonl.*steps\[0\]"):
+        load_run(run)
+
+
+class _SameText:
+    """A span similarity for tests: 1 for identical spans, else 0 (no encoder)."""
+
+    name = "ppi-same-text"
+
+    def similarities(self, pairs: list[tuple[str, str]]) -> list[float]:
+        return [float(a == b) for a, b in pairs]
+
+    def describe(self) -> dict[str, str]:
+        return {"similarity": self.name}
+
+
+def test_content_scores_and_a_second_labeller_are_estimated_too(labelled) -> None:
+    from voxeval.annotate._similarity import similarities
+    from voxeval.report._ppi import human_scores
+
+    if "ppi-same-text" not in similarities.names():
+        similarities.register("ppi-same-text")(_SameText)
+    run, _, _ = labelled
+    drawn = sorted(drawn_keys(read_draw(run, "da"), load_run_items(run, "da")))
+    gold = {g.id: g for g in load_run(run).sets[0].gold}
+    off = {i: _absent({s.act for s in g.acts}) for i, g in gold.items()}  # an act the gold lacks: WLCS 0
+    _label(run, "bob", set(drawn[:3]), off)  # bob disagrees on three replies
+    data = load_run(run, "ppi-same-text")
+    rows = {r.metric: r for r in ppi_rows(run, data.sets, data.human)}
+    assert rows["WLCS-c"].estimate is not None and rows["WED-c"].estimate is not None
+    assert rows["WLCS-c"].estimate.n == 12 and rows["WLCS-c"].estimate.human_mean <= rows["WLCS"].estimate.human_mean
+    ann = data.human[("ja-assistant", SYSTEM, "ann")]
+    assert ann.content is not None and len(ann.content.scores) == 12
+    ids = {k.rsplit("/", 1)[1] for k in drawn[:3]}
+    y = human_scores(data.human, "ja-assistant", SYSTEM, ids)["WLCS"]
+    ann_wlcs = {x.id: x.wlcs for x in ann.scores}
+    assert y == {i: ann_wlcs[i] / 2 for i in ids}  # bob's scores 0: the mean halves ann's score

@@ -341,7 +341,7 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     )
     languages = languages_line(data)
     human_html, human_md = da_human_section(data.run_dir)
-    ppi_html, ppi_md, ppi_cells = ppi_section(run_dir, sets)
+    ppi_html, ppi_md, ppi_cells = ppi_section(run_dir, sets, data.human)
     advice_html, advice_md = label_advice()
     trust_html, trust_md = trust_html + advice_html + human_html, trust_md + advice_md + human_md
     sections = [

@@ -7,7 +7,7 @@ from typing import Any
 from voxeval.report._escape import md_cell
 from voxeval.report._latency import compare_latency
 from voxeval.report._load import RunData
-from voxeval.report._ppi import compare_ppi, compare_ppi_lines, run_labels
+from voxeval.report._ppi import compare_ppi, compare_ppi_lines
 from voxeval.report._stats import paired_test
 
 
@@ -46,7 +46,6 @@ def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10, cross_languag
     if not cross_language:
         _check_languages(pairs, run_a, run_b)
     results = []
-    labels_a, labels_b = run_labels(run_a.run_dir), run_labels(run_b.run_dir)
     for a, b in pairs:
         wa, wb = {x.id: x.edit.total for x in a.scores}, {x.id: x.edit.total for x in b.scores}
         common = [i for i in wa if i in wb]
@@ -74,7 +73,7 @@ def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10, cross_languag
                 "ties": None if test is None else test.ties,
                 "largest_changes": [{"id": i, "wed_a": wa[i], "wed_b": wb[i]} for i in changes if wa[i] != wb[i]],
                 **_content(a, b),
-                **compare_ppi(labels_a, labels_b, a, b),
+                **compare_ppi(run_a, run_b, a, b),
                 "latency": compare_latency(_rows_of(run_a, a.dataset, a.system), _rows_of(run_b, b.dataset, b.system)),
             }
         )

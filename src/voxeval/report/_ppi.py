@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voxeval.acts import Acts, Step, normalise
-from voxeval.metrics import PPIEstimate, ppi_from_scores, score_sample
+from voxeval.errors import InputError, Location
+from voxeval.metrics import PPIEstimate, ppi_from_scores
 
 Scores = dict[str, dict[str, float]]
 """Metric name → sample id → score."""
@@ -67,11 +67,6 @@ class PPIRow:
     """The estimate, or ``None`` when fewer than two drawn replies are labelled."""
 
 
-def human_acts(row: dict[str, Any]) -> Acts:
-    """A labeller's steps (spans kept, for the content scores) as a normalised sequence; ``[]`` is no act."""
-    return normalise([Step(s["act"], float(s["importance"]), span=s.get("span")) for s in row.get("steps") or []])
-
-
 def _by_metric(scores: Any, content: Any = None) -> Scores:
     """Every metric by sample id, from :class:`~voxeval.metrics.SampleScore` (and content scores, when given)."""
     out: Scores = {
@@ -93,76 +88,41 @@ def annotator_scores(scored: Any) -> Scores:
     return _by_metric(scored.scores, content.scores if content is not None else None)
 
 
-def _one_labeller(scored: Any, labelled: dict[str, Acts], similarity: Any) -> Scores:
-    """The metrics of one labeller's acts on the replies they labelled (against the same gold as the annotator)."""
-    gold = {g.id: g for g in scored.gold}
-    per = [score_sample(i, gold[i].acts, acts) for i, acts in labelled.items()]
-    if similarity is None or not labelled:
-        return _by_metric(per)
-    import dataclasses
-
-    from voxeval.data import Prediction
-    from voxeval.run._content import content_set
-
-    texts = {i: (scored.predictions[i].text if i in scored.predictions else None) for i in labelled}
-    preds = {i: Prediction(i, acts, texts[i]) for i, acts in labelled.items()}
-    subset = dataclasses.replace(scored, gold=tuple(gold[i] for i in labelled), predictions=preds, scores=tuple(per))
-    return _by_metric(per, content_set(subset, similarity).scores)
-
-
-def human_scores(
-    scored: Any, humans: dict[str, dict[str, dict[str, Any]]], keys: dict[str, str], similarity: Any
-) -> Scores:
-    """y per metric and sample id: each labeller's score of the reply, averaged over the labellers who labelled it.
-
-    ``keys`` maps the drawn sample ids to their reply keys (the labellers' rows are keyed by them).
-    """
+def human_scores(human: dict[tuple[str, str, str], Any], dataset: str, system: str, ids: set[str]) -> Scores:
+    """y per metric and sample id over ``ids``: each labeller's score of the reply (``human``: their labels scored
+    as sets, :func:`voxeval.benchmark._human.human_sets`), averaged over the labellers who labelled it."""
     totals: dict[str, dict[str, list[float]]] = {}
-    for rows in humans.values():
-        labelled = {i: human_acts(rows[k]) for i, k in keys.items() if rows.get(k, {}).get("status") == "labelled"}
-        for metric, values in _one_labeller(scored, labelled, similarity).items():
-            for i, v in values.items():
-                totals.setdefault(metric, {}).setdefault(i, []).append(v)
+    for (d, s, _), labelled in sorted(human.items()):
+        if (d, s) != (dataset, system):
+            continue
+        for metric, values in annotator_scores(labelled).items():
+            for i in ids & set(values):
+                totals.setdefault(metric, {}).setdefault(i, []).append(values[i])
     return {m: {i: sum(v) / len(v) for i, v in by_id.items()} for m, by_id in totals.items()}
 
 
-Labels = tuple[Any, dict[str, dict[str, dict[str, Any]]]]
-"""A run's recorded draw (:class:`~voxeval.label._sample.Draw`) and its labellers' current da judgements."""
-
-
-def run_labels(run_dir: Path) -> Labels | None:
-    """The run's drawn sample and human labels, or ``None`` when it has not both."""
-    from voxeval.label._sample import read_draw
-    from voxeval.label._study import read_judgements
-
-    draw = read_draw(run_dir, "da")
-    humans = read_judgements(run_dir, "da") if draw is not None else {}
-    return (draw, humans) if draw is not None and humans else None
-
-
-def ppi_inputs(scored: Any, labels: Labels) -> tuple[Scores, Scores, int] | None:
+def ppi_inputs(scored: Any, draw: Any, human: dict[tuple[str, str, str], Any]) -> tuple[Scores, Scores, int] | None:
     """f on the set's population, y on its labelled drawn replies, and the number drawn (``None``: not drawn)."""
-    from voxeval.io._keys import reply_key
-
-    draw, humans = labels
     stratum = draw.stratum(scored.dataset, scored.system)
     if stratum is None:
         return None
     f = annotator_scores(scored)
     population = set(stratum.population) & set(f["WLCS"])  # replies excluded since the draw drop out
-    keys = {i: reply_key(scored.dataset, scored.system, i) for i in stratum.sample if i in population}
-    y = human_scores(scored, humans, keys, _similarity(scored))
-    return {m: {i: v for i, v in by_id.items() if i in population} for m, by_id in f.items()}, y, len(keys)
+    drawn = set(stratum.sample) & population
+    y = human_scores(human, scored.dataset, scored.system, drawn)
+    return {m: {i: v for i, v in by_id.items() if i in population} for m, by_id in f.items()}, y, len(drawn)
 
 
-def ppi_rows(run_dir: Path, sets: list[Any]) -> list[PPIRow]:
+def ppi_rows(run_dir: Path, sets: list[Any], human: dict[tuple[str, str, str], Any]) -> list[PPIRow]:
     """The prediction-powered rows of a dialogue-act run (empty without a recorded sample or human labels)."""
-    labels = run_labels(run_dir)
-    if labels is None:
+    from voxeval.label._sample import read_draw
+
+    draw = read_draw(run_dir, "da")
+    if draw is None or not human:
         return []
     rows = []
     for scored in sets:
-        inputs = ppi_inputs(scored, labels)
+        inputs = ppi_inputs(scored, draw, human)
         if inputs is None:
             continue
         f, y, drawn = inputs
@@ -171,15 +131,6 @@ def ppi_rows(run_dir: Path, sets: list[Any]) -> list[PPIRow]:
             estimate = ppi_from_scores(f[metric], labelled) if len(labelled) >= 2 else None
             rows.append(PPIRow(scored.dataset, scored.system, metric, drawn, estimate))
     return rows
-
-
-def _similarity(scored: Any) -> Any:
-    """The span similarity the set's content scores were made with (``None`` without content scores)."""
-    if getattr(scored, "content", None) is None:
-        return None
-    from voxeval.annotate._similarity import similarity_from_name
-
-    return similarity_from_name(scored.content.summary.similarity["similarity"])
 
 
 def _iv(mean: float, low: float, high: float) -> str:
@@ -212,9 +163,11 @@ def table_rows(rows: list[PPIRow]) -> list[list[object]]:
     return out
 
 
-def ppi_section(run_dir: Path, sets: list[Any]) -> tuple[str, str, list[list[object]]]:
+def ppi_section(
+    run_dir: Path, sets: list[Any], human: dict[tuple[str, str, str], Any]
+) -> tuple[str, str, list[list[object]]]:
     """(HTML, Markdown, table cells) of the prediction-powered table; empty without a drawn, labelled sample."""
-    return _render(ppi_rows(run_dir, sets), PPI_NOTE)
+    return _render(ppi_rows(run_dir, sets, human), PPI_NOTE)
 
 
 def _render(rows: list[PPIRow], note: str) -> tuple[str, str, list[list[object]]]:
@@ -247,10 +200,14 @@ def style_ppi_rows(run_dir: Path, judged: dict[str, list[dict[str, Any]]]) -> li
     if draw is None or not humans:
         return []
     ratings: dict[str, list[float]] = {}
-    for rows in humans.values():
+    for labeller, rows in humans.items():
         for key, row in rows.items():
-            if row.get("status") == "labelled":
-                ratings.setdefault(key, []).append(float(row["score"]))
+            if row.get("status") != "labelled":
+                continue
+            if isinstance(row.get("score"), bool) or row.get("score") not in (1, 2, 3, 4, 5):
+                where = Location(str(run_dir / "human" / "style" / f"{labeller}.jsonl"), None, f"{key}.score")
+                raise InputError(where, f"must be a rating 1-5, got {row.get('score')!r}")
+            ratings.setdefault(key, []).append(float(row["score"]))
     out = []
     for stratum in draw.strata:
         scored = {
@@ -276,16 +233,20 @@ COMPARED = ("WLCS", "WED")
 """Metrics ``voxeval compare`` estimates per side and as a paired difference."""
 
 
-def compare_ppi(labels_a: Labels | None, labels_b: Labels | None, a: Any, b: Any) -> dict[str, Any]:
-    """``{"ppi": {metric: {"a", "b", "b_minus_a"}}}`` for a compared pair of sets whose runs both have labels on a
-    drawn sample (each an estimate's JSON, or ``None`` with fewer than two labelled replies); else ``{}``.
+def compare_ppi(run_a: Any, run_b: Any, a: Any, b: Any) -> dict[str, Any]:
+    """``{"ppi": {metric: {"a", "b", "b_minus_a"}}}`` for a compared pair of sets (of the runs ``run_a``,
+    ``run_b``: :class:`~voxeval.report.RunData`) when both runs have labels on a drawn sample (each an estimate's
+    JSON, or ``None`` with fewer than two labelled replies); else ``{}``.
 
     The difference is the estimator on per-reply differences over the replies both runs have, labelled in both.
     """
+    from voxeval.label._sample import read_draw
     from voxeval.metrics import ppi_paired
 
-    inputs_a = ppi_inputs(a, labels_a) if labels_a is not None else None
-    inputs_b = ppi_inputs(b, labels_b) if labels_b is not None else None
+    draw_a, draw_b = read_draw(run_a.run_dir, "da"), read_draw(run_b.run_dir, "da")
+    if draw_a is None or draw_b is None or not run_a.human or not run_b.human:
+        return {}
+    inputs_a, inputs_b = ppi_inputs(a, draw_a, run_a.human), ppi_inputs(b, draw_b, run_b.human)
     if inputs_a is None or inputs_b is None:
         return {}
     (f_a, y_a, _), (f_b, y_b, _) = inputs_a, inputs_b
