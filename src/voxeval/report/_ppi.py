@@ -3,8 +3,9 @@ run's drawn sample (``voxeval label --sample``; PPI++, :mod:`voxeval.metrics._pp
 
 Per dataset × system and metric: f = the metric with the annotator's acts on every reply of the recorded
 population that is scored now; y = the metric with a labeller's acts (``human/da/<labeller>.jsonl``, rows with
-status ``labelled``), averaged over the labellers of the reply, on the drawn replies. Labels outside the drawn
-sample are not used. A run without a recorded sample gets no section.
+status ``labelled``, scored by the benchmark: :func:`voxeval.benchmark._human.human_sets`, ``RunData.human``),
+averaged over the labellers of the reply, on the drawn replies. Labels outside the drawn sample are not used. A run
+without a recorded sample gets no section. The style report's figures (judge score vs human ratings) are here too.
 """
 
 from __future__ import annotations
