@@ -158,14 +158,18 @@ def load_run(run_dir: Path, content: str | None = None) -> RunData:
     With ``content`` (a span similarity, e.g. ``usem3``), or when a ``voxeval score --content`` folder recorded
     one, the sets carry WLCS-c / WED-c too. Nothing in the folder is modified.
     """
+    from voxeval.benchmark._human import human_sets
+
     data = _load_run(run_dir)
     name = content or data.config["settings"].get("content")
     if not name:
-        return data
+        return dataclasses.replace(data, human=human_sets(run_dir, data.sets))
     from voxeval.annotate._similarity import similarity_from_name
     from voxeval.run._content import with_content
 
-    return dataclasses.replace(data, sets=with_content(data.sets, similarity_from_name(name)))
+    similarity = similarity_from_name(name)
+    sets = with_content(data.sets, similarity)
+    return dataclasses.replace(data, sets=sets, human=human_sets(run_dir, data.sets, similarity))
 
 
 def _load_run(run_dir: Path) -> RunData:
@@ -265,10 +269,14 @@ class DialogueActsBenchmark:
 
     def table(self, summary: list[ScoredSet], run_dir: Path) -> str:
         """Table 1, and how many samples were excluded."""
+        from voxeval.benchmark._human import human_sets
+        from voxeval.report._ppi import ppi_section
         from voxeval.report._speech import LATENCY_TITLE, latency_text
         from voxeval.report._terminal import table1_text
 
         text = table1_text([table_row(s) for s in summary])
+        _, ppi, _ = ppi_section(run_dir, summary, human_sets(run_dir, summary))
+        text += "\n" + ppi.rstrip("\n") if ppi else ""
         latency = latency_text(read_run_log(run_dir / "replies.jsonl"))
         if latency:
             text += f"\n\n{LATENCY_TITLE}\n\n{latency}"

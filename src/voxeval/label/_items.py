@@ -223,8 +223,9 @@ def order_seed(labeller: str, task: Task) -> int:
     return int.from_bytes(hashlib.sha256(f"{task}:{labeller}".encode()).digest()[:4], "big")
 
 
-def ordered(items: list[LabelItem], seed: int) -> list[LabelItem]:
-    """The items shuffled with ``seed`` (sorted by key first, so the order does not depend on file order)."""
+def ordered(items: list[LabelItem], seed: int, first: frozenset[str] = frozenset()) -> list[LabelItem]:
+    """The items shuffled with ``seed`` (sorted by key first, so the order does not depend on file order); the
+    keys in ``first`` (a drawn sample, :mod:`voxeval.label._sample`) come before the others, each part shuffled."""
     out = sorted(items, key=lambda i: i.key)
     random.Random(seed).shuffle(out)
-    return out
+    return sorted(out, key=lambda i: i.key not in first)  # stable: keeps the shuffled order within each part

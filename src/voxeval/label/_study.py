@@ -54,12 +54,21 @@ def resume_seed(path: Path, rows: list[dict[str, Any]], asked: int | None, deriv
 class Study:
     """Items of one task in one labeller's order, and their judgements in ``human/<task>/<labeller>.jsonl``."""
 
-    def __init__(self, root: Path, items: list[LabelItem], task: Task, labeller: str, *, seed: int | None = None):
+    def __init__(
+        self,
+        root: Path,
+        items: list[LabelItem],
+        task: Task,
+        labeller: str,
+        *,
+        seed: int | None = None,
+        first: frozenset[str] = frozenset(),
+    ):
         self.root, self.task, self.labeller = root, task, labeller
         self.path = root / "human" / task / f"{labeller}.jsonl"
         self.log = AppendLog(self.path, key="n")
         self.seed = resume_seed(self.path, self._rows(), seed, order_seed(labeller, task))
-        self.items = ordered(items, self.seed)
+        self.items = ordered(items, self.seed, first)  # a drawn sample's items (``first``) are served first
         self.by_key = {i.key: i for i in self.items}
         self._lock = threading.Lock()  # two tabs of one labeller: one append at a time
 

@@ -16,6 +16,7 @@ from voxeval.io._keys import read_run_log
 from voxeval.report import _plots as plots
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._human import style_human
+from voxeval.report._ppi import PPI_HEAD, style_ppi_section
 from voxeval.report._stats import bootstrap_ci, paired_test
 
 
@@ -300,12 +301,14 @@ def build_style_reports(
     agreement_html, agreement_md = _agreement(judged, human)
     human_here = style_human(run_dir, {r["key"]: r["score"] for rs in judged.values() for r in rs if _rated(r)})
     acoustic_html, acoustic_md = _acoustic_agreement(judged, human_here)
+    ppi_html, ppi_md, ppi_cells = style_ppi_section(run_dir, judged)
     sections = [
         "<h2>Style scores</h2>",
         table(OVERALL_HEAD, overall_rows),
         '<p class="meta">Weights: each VStyle category 0.25; inside acoustic attributes, composite 0.125 and '
         "the other six 0.125/6, renormalised over what was evaluated. Failed and not-measured items are "
         "excluded from means and counted in coverage.</p>",
+        ppi_html,
         latency_html,
         "<h2>Per ability</h2>",
         table(ability_head, ability_rows),
@@ -324,7 +327,7 @@ def build_style_reports(
     md = "\n\n".join(
         [
             "# voxeval style report",
-            markdown_table(OVERALL_HEAD, overall_rows),
+            markdown_table(OVERALL_HEAD, overall_rows) + ppi_md.rstrip("\n"),
             "## Per ability",
             markdown_table(ability_head, ability_rows),
             *acoustic_md,
@@ -333,5 +336,6 @@ def build_style_reports(
         ]
     )
     atomic_write_text(out["md"], md + "\n" + latency_md + agreement_md + usage_md)
-    _write_csv(out["csv"], [("overall", OVERALL_HEAD, overall_rows), ("ability", ability_head, ability_rows)])
+    tables = [("overall", OVERALL_HEAD, overall_rows), ("ability", ability_head, ability_rows)]
+    _write_csv(out["csv"], tables + ([("ppi", PPI_HEAD, ppi_cells)] if ppi_cells else []))
     return out
