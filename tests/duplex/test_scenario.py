@@ -34,7 +34,9 @@ SPLITS = [
     ),  # no cut at the decimal point
     ("ja", "3分測って", None),  # nothing to cut at
     ("ja", "パスタ茹でるからタイマーお願い", None),  # で inside a verb is no particle
-    ("zh", "定个三分钟的计时器", None),  # Mandarin has no phrase fallback
+    ("zh", "明早六点半叫我起床。", ("明早六点半", "叫我起床。", "phrase")),
+    ("zh", "这周末峨眉山天气怎么样？", ("这周末峨眉山天气", "怎么样？", "phrase")),
+    ("zh", "定个三分钟的计时器", None),
     ("en", "Hi, there", None),  # a cut must leave 3 letters on both sides
     ("ja", "はい。", None),
 ]
@@ -91,3 +93,15 @@ def test_a_pause_is_within_its_range_and_on_a_10_ms_step(seed: int) -> None:
     assert PAUSE_S[0] <= silence.offset_s <= PAUSE_S[1]
     assert round(silence.offset_s * 100) == pytest.approx(silence.offset_s * 100)
     assert pause(SOURCES[0], seed) == made
+
+
+def test_the_built_in_japanese_data_gives_the_documented_counts() -> None:
+    from voxeval.data import resolve_dataset
+    from voxeval.duplex import scenario_sources
+
+    sources = scenario_sources([resolve_dataset("ja-assistant")])
+    scenarios, skipped = generate(sources, KINDS, seed=0)
+    assert generate(sources, KINDS, seed=0) == (scenarios, skipped)
+    by_kind = {k: sum(s.kind == k for s in scenarios) for k in KINDS}
+    assert by_kind == {"end_of_turn": 336, "pause": 123, "interruption": 336, "backchannel": 336}  # docs/duplex.md
+    assert {s.kind for s in skipped} == {"pause"}

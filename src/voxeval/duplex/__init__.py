@@ -3,6 +3,7 @@ afterwards from the record (issue 42). Transport-free: the driver that streams t
 not here (docs/duplex.md says what is built and what is not)."""
 
 from voxeval.duplex._bargein import AfterCancel, Continuation, Stop, audio_after_cancel, continuation, stop
+from voxeval.duplex._clips import Clip, render_clip, send_start, speech_markers
 from voxeval.duplex._events import (
     EVENT_TYPES,
     Event,
@@ -67,6 +68,7 @@ from voxeval.duplex._scenario import (
     generate,
     interruption,
     pause,
+    scenario_sources,
 )
 from voxeval.duplex._split import Boundary, Split, split_request
 from voxeval.duplex._summary import (
@@ -101,6 +103,7 @@ __all__ = [
     "AfterCancel",
     "Anchor",
     "Boundary",
+    "Clip",
     "Continuation",
     "Event",
     "Evidence",
@@ -152,8 +155,12 @@ __all__ = [
     "playout",
     "read_records",
     "record_row",
+    "render_clip",
     "scenario_row",
+    "scenario_sources",
+    "send_start",
     "speech_bounds",
+    "speech_markers",
     "speech_of",
     "speech_spans",
     "split_request",

@@ -10,9 +10,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from voxeval.duplex._split import Boundary, split_request
+
+if TYPE_CHECKING:
+    from voxeval.data import Dataset
 
 ScenarioKind = Literal["end_of_turn", "pause", "interruption", "backchannel"]
 """The four scenarios of issue 42."""
@@ -53,6 +56,11 @@ class ScenarioSource:
     """ISO 639-1 code (``ja``, ``en``, ``zh``)."""
     text: str
     """The request's text (what its input audio says)."""
+
+
+def scenario_sources(datasets: Sequence[Dataset]) -> list[ScenarioSource]:
+    """Every sample of the datasets as a scenario source (the language from each sample's ``input.locale``)."""
+    return [ScenarioSource(d.name, s.id, s.language, s.input_text) for d in datasets for s in d.samples]
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ from typing import Literal
 
 Boundary = Literal["clause", "phrase"]
 """A clause boundary is punctuation inside the text (、，, ; : and sentence ends before the last); a phrase boundary is
-the fallback of a language without one: English before a conjunction or preposition, Japanese after a case particle
-that follows a kanji or katakana word. Mandarin has no fallback (a sample without punctuation inside is skipped)."""
+the fallback of a request without one: English before a conjunction or preposition, Japanese after a case particle
+that follows a kanji or katakana word, Mandarin before a verb or predicate that often follows a time or a topic
+(叫, 帮, 改, 怎么样…). A request with neither is skipped, and listed."""
 
 CLAUSE_MARKS = "、，,;；:：。．.！!？?"
 """Characters a clause ends with."""
@@ -20,6 +21,22 @@ EN_PHRASE_WORDS = frozenset(
     | {"at", "after", "before", "while", "until"}
 )
 """English words a phrase boundary may come before."""
+ZH_PHRASE_STARTS = (
+    "叫",
+    "帮",
+    "给我",
+    "提醒",
+    "改",
+    "换成",
+    "怎么样",
+    "要不要",
+    "能不能",
+    "有没有",
+    "适合",
+    "还剩",
+    "比较",
+)
+"""Mandarin words a phrase boundary may come before."""
 _JA_PARTICLE = re.compile(r"(?<=[\u4e00-\u9fff\u30a0-\u30ff])[はがをにでへと](?=[^\u3040-\u309f\s、。！？])")
 
 
@@ -65,6 +82,8 @@ def _phrase_cuts(text: str, language: str) -> list[int]:
         return [m.start() for m in re.finditer(r"\b\w+\b", text) if m.group().lower() in EN_PHRASE_WORDS]
     if language == "ja":
         return [m.end() for m in _JA_PARTICLE.finditer(text)]
+    if language == "zh":
+        return sorted({m.start() for word in ZH_PHRASE_STARTS for m in re.finditer(re.escape(word), text)})
     return []
 
 
