@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,6 +12,7 @@ from tests.duplex.records import audio, flush, record, server, speech
 from voxeval.duplex import (
     KINDS,
     ModelAudioReceived,
+    SessionEnded,
     audio_after_cancel,
     continuation,
     continuation_rate,
@@ -42,6 +45,13 @@ def test_onset_latency(case, events, vad, evidence, status, latency) -> None:
     got = onset_latency(record("end_of_turn", *events, vad=vad), evidence)
     assert (got.status, got.evidence) == (status, evidence)
     assert got.latency_s == (None if latency is None else pytest.approx(latency))
+
+
+def test_a_session_that_timed_out_has_no_latency_not_a_zero_one() -> None:
+    timed_out = record("end_of_turn", USER)
+    timed_out = dataclasses.replace(timed_out, events=(*timed_out.events[:-1], SessionEnded(32.0, "timeout")))
+    got = onset_latency(timed_out, "server")
+    assert (got.status, got.latency_s) == ("no_reply", None)
 
 
 def test_vad_evidence_without_vad_spans_is_an_error_not_a_fallback() -> None:
@@ -104,6 +114,15 @@ STOP = [
     ("stops just after the window", [audio(2.5, 3.6)], None, "server", "kept_talking", None),
     ("already silent", [audio(2.5, 1.0)], None, "server", "not_speaking", None),
     ("vad hears it stop", [audio(2.5, 6.0)], [(2.5, 4.6)], "vad", "stopped", 0.6),
+    (
+        "cancelled, and the answer begins 0.15 s later",
+        [audio(2.5, 6.0, chunk=6.0), flush(4.3), server(4.3, "response_cancelled"), audio(4.45, 2.0, "r2")],
+        None,
+        "server",
+        "stopped",
+        0.3,
+    ),
+    ("the same by vad: one stretch of speech", [], [(2.5, 6.45)], "vad", "kept_talking", None),
 ]
 
 
@@ -245,3 +264,9 @@ def test_latencies_are_never_negative_and_rates_stay_in_0_1(drawn, evidence) -> 
     summary = onset_summary(onsets, evidence)
     assert summary.p50 is None or summary.p50.low >= 0.0
     assert audio_after_cancel(records[0]).chunks >= 0
+
+
+def test_an_answer_queued_right_behind_the_stopped_reply_is_a_restart() -> None:
+    # r1 stops at 4.6 and r2, sent at 4.2, plays right behind it: two responses, two stretches, no gap.
+    events = [audio(2.5, 2.1, chunk=2.1), audio(4.2, 2.0, "r2", chunk=2.0)]
+    assert continuation(record("backchannel", USER, NOD, *events), "server").status == "restarted"

@@ -80,7 +80,7 @@ from voxeval.duplex._summary import (
     stop_rate,
     takeover_rate,
 )
-from voxeval.duplex._timeline import MERGE_GAP_S, Played, merge, model_audio_spans, playout, user_speech
+from voxeval.duplex._timeline import MERGE_GAP_S, Played, model_audio_spans, playout, user_speech
 from voxeval.duplex._vad import speech_spans, vad_settings
 
 __all__ = [
@@ -143,7 +143,6 @@ __all__ = [
     "event_row",
     "generate",
     "interruption",
-    "merge",
     "model_audio_spans",
     "model_speech",
     "onset_latency",

@@ -102,7 +102,7 @@ def continuation(record: SessionRecord, evidence: Evidence) -> Continuation:
         return Continuation(evidence, "restarted", nod, talking)
     if talking.end >= nod.end + CONTINUE_S:
         return Continuation(evidence, "continued", nod, talking)
-    again = first_from(speech, talking.end + 1e-9)
+    again = first_from(speech, talking.end)
     if again is not None and again.start - talking.end <= RESTART_WINDOW_S:
         return Continuation(evidence, "restarted", nod, talking)
     playing = next((p.response_id for p in playout(record.events) if p.span.covers(nod.start)), None)

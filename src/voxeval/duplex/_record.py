@@ -134,7 +134,11 @@ def _parse_spans(items: list[Any] | None, where: Location) -> tuple[Span, ...] |
         return None
     spans: list[Span] = []
     for k, item in enumerate(items):
-        ok = isinstance(item, list) and len(item) == 2 and all(isinstance(x, int | float) for x in item)
+        ok = (
+            isinstance(item, list)
+            and len(item) == 2
+            and all(isinstance(x, int | float) and not isinstance(x, bool) for x in item)
+        )
         if not ok or not 0 <= item[0] <= item[1] or (spans and item[0] < spans[-1].end):
             raise InputError(
                 where.child(f"[{k}]"), f"must be [start, end] with 0 ≤ start ≤ end, in order; got {item!r}"

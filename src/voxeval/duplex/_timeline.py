@@ -56,24 +56,23 @@ def playout(events: Sequence[Event]) -> list[Played]:
     return played
 
 
-def merge(spans: Sequence[Span], gap: float = MERGE_GAP_S) -> list[Span]:
-    """Spans in time order, those less than ``gap`` apart joined.
+def model_audio_spans(events: Sequence[Event], gap: float = MERGE_GAP_S) -> list[Span]:
+    """When the model's received audio plays: chunks of one response less than ``gap`` apart joined, chunks of
+    different responses never (a reply cancelled and a new one begun 0.1 s later are two stretches of speech).
 
-    >>> merge([Span(0, 1), Span(1.1, 2), Span(3, 4)])
-    [Span(start=0, end=2), Span(start=3, end=4)]
+    >>> from voxeval.duplex import ModelAudioReceived as Chunk
+    >>> model_audio_spans([Chunk(0.0, 1.0, "a"), Chunk(1.1, 1.0, "a"), Chunk(2.2, 1.0, "b")])
+    [Span(start=0.0, end=2.1), Span(start=2.2, end=3.2)]
     """
-    out: list[Span] = []
-    for span in sorted(spans, key=lambda s: s.start):
-        if out and span.start - out[-1].end < gap:
-            out[-1] = Span(out[-1].start, max(out[-1].end, span.end))
+    spans: list[Span] = []
+    previous: str | None = None
+    for p in playout(events):
+        if spans and p.response_id == previous and p.span.start - spans[-1].end < gap:
+            spans[-1] = Span(spans[-1].start, max(spans[-1].end, p.span.end))
         else:
-            out.append(span)
-    return out
-
-
-def model_audio_spans(events: Sequence[Event]) -> list[Span]:
-    """When the model's received audio plays, gaps under :data:`MERGE_GAP_S` joined."""
-    return merge([p.span for p in playout(events)])
+            spans.append(p.span)
+        previous = p.response_id
+    return spans
 
 
 def user_speech(events: Sequence[Event]) -> dict[int, Span]:
