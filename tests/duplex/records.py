@@ -17,6 +17,7 @@ from voxeval.duplex import (
     end_of_turn,
     interruption,
     pause,
+    session_key,
 )
 
 SOURCE = ScenarioSource("ja-assistant", "s1", "ja", "明日の天気を調べて、傘がいるか教えて")
@@ -71,5 +72,11 @@ def record(kind: str, *parts: list[Event] | Event, vad: list[tuple[float, float]
     made = scenario(kind)
     spans = None if vad is None else tuple(Span(a, b) for a, b in vad)
     return SessionRecord(
-        made.id, "mock", made, made.sample_id, (*events, SessionEnded(end, "answered")), "rec.wav", spans
+        session_key("mock", made),
+        "mock",
+        made,
+        made.sample_id,
+        (*events, SessionEnded(end, "answered")),
+        "rec.wav",
+        spans,
     )

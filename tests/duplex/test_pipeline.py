@@ -27,6 +27,7 @@ from voxeval.duplex import (
     record_row,
     render_clip,
     send_start,
+    session_key,
     speech_markers,
     speech_spans,
     stereo_recording,
@@ -71,7 +72,7 @@ def test_a_simulated_session_gives_the_same_onset_by_server_and_by_vad(tmp_path:
     channels, rate = soundfile.read(io.BytesIO(wav.read_bytes()), dtype="int16")
     assert rate == RECORDING_RATE and channels.shape == stereo.shape
     heard = tuple(speech_spans(channels[:, 1], rate))
-    record = SessionRecord(plan.id, "simulated", plan, "s1", tuple(events), "rec.wav", heard)
+    record = SessionRecord(session_key("simulated", plan), "simulated", plan, "s1", tuple(events), "rec.wav", heard)
 
     with AppendLog(tmp_path / "sessions.jsonl", check=check_record_row) as log:
         log.append(record_row(record))

@@ -67,7 +67,8 @@ _DROP = object()
 BAD = [
     # (edit path, new value, field the error names, words of the message)
     ("format", 2, "format", "cannot read"),
-    ("id", "other", "id", "scenario's id"),
+    ("id", "other", "id", "session key"),
+    ("system", "other", "id", "session key"),
     ("system", "", "system", "non-empty"),
     ("recording", _DROP, "recording", "missing"),
     ("surplus", 1, "surplus", "unknown field"),

@@ -69,6 +69,7 @@ from voxeval.duplex._scenario import (
     interruption,
     pause,
     scenario_sources,
+    session_key,
 )
 from voxeval.duplex._split import Boundary, Split, split_request
 from voxeval.duplex._summary import (
@@ -158,6 +159,7 @@ __all__ = [
     "scenario_row",
     "scenario_sources",
     "send_start",
+    "session_key",
     "speech_bounds",
     "speech_markers",
     "speech_of",

@@ -18,6 +18,7 @@ from voxeval.duplex._scenario import (
     SegmentRole,
     SendAt,
     SpokenText,
+    session_key,
 )
 from voxeval.duplex._split import Boundary
 from voxeval.errors import InputError, Location
@@ -31,7 +32,7 @@ class SessionRecord:
     """Everything that happened in one streamed session, from which every figure is computed afterwards."""
 
     id: str
-    """Stable key: the scenario's id."""
+    """Stable key: :func:`~voxeval.duplex.session_key` of the system and the scenario."""
     system: str
     """The system spec that was driven (``realtime:openai:…``)."""
     scenario: Scenario
@@ -154,14 +155,15 @@ def parse_record(row: Any, where: Location) -> SessionRecord:
     if f.integer("format") != RECORD_FORMAT:
         raise InputError(f.at("format"), f"format {row['format']} is not {RECORD_FORMAT}; this voxeval cannot read it")
     scenario = parse_scenario(f.value("scenario"), f.at("scenario"))
+    system = f.text("system", empty=False)
     ident = f.text("id", empty=False)
-    if ident != scenario.id:
-        raise InputError(f.at("id"), f"{ident!r} is not the scenario's id {scenario.id!r}")
+    if ident != session_key(system, scenario):
+        raise InputError(f.at("id"), f"{ident!r} is not the session key {session_key(system, scenario)!r}")
     events = tuple(parse_event(e, f.at(f"events[{k}]")) for k, e in enumerate(f.items("events") or []))
     check_events(events, len(scenario.segments), where)
     record = SessionRecord(
         id=ident,
-        system=f.text("system", empty=False),
+        system=system,
         scenario=scenario,
         sample_id=f.text("sample_id", empty=False),
         events=events,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from voxeval.duplex._split import Boundary, split_request
+from voxeval.io._keys import key_part, sample_key
 
 if TYPE_CHECKING:
     from voxeval.data import Dataset
@@ -110,7 +111,7 @@ class Scenario:
     """A typed plan of one streamed session."""
 
     id: str
-    """Stable id: ``kind/dataset/sample_id/seed``; the key of the session record."""
+    """Stable id: ``kind/dataset/sample_id/seed``, names escaped as run keys are (``/`` → ``%2F``)."""
     kind: ScenarioKind
     """Which scenario."""
     dataset: str
@@ -129,9 +130,18 @@ class Scenario:
     """For a pause: what kind of boundary the request was cut at."""
 
 
+def session_key(system: str, scenario: Scenario) -> str:
+    """The key of a session record: the system, then the scenario's id (one file may hold several systems).
+
+    >>> session_key("realtime:openai:gpt-realtime", end_of_turn(ScenarioSource("ja", "v1/t-1", "ja", "x"), 0))
+    'realtime:openai:gpt-realtime/end_of_turn/ja/v1%2Ft-1/0'
+    """
+    return f"{key_part(system)}/{scenario.id}"
+
+
 def _rng(seed: int, kind: str, source: ScenarioSource) -> random.Random:
     # Seeded per scenario, not per run: adding or removing samples never changes another sample's draw.
-    return random.Random(f"{seed}/{kind}/{source.dataset}/{source.sample_id}")
+    return random.Random(f"{seed}/{kind}/{sample_key(source.dataset, source.sample_id)}")
 
 
 def _draw(rng: random.Random, bounds: tuple[float, float]) -> float:
@@ -147,7 +157,7 @@ def _scenario(
     reference_id: str | None = None,
     boundary: Boundary | None = None,
 ) -> Scenario:
-    ident = f"{kind}/{source.dataset}/{source.sample_id}/{seed}"
+    ident = f"{kind}/{sample_key(source.dataset, source.sample_id)}/{seed}"
     reference = reference_id or source.sample_id
     return Scenario(
         ident, kind, source.dataset, source.sample_id, source.language, seed, tuple(segments), reference, boundary
