@@ -77,6 +77,12 @@ def test_a_sample_draws_the_same_plan_whatever_else_is_in_the_run() -> None:
     alone, _ = generate(SOURCES[:1], ["pause", "backchannel"], seed=3)
     together, _ = generate(SOURCES, ["pause", "backchannel"], seed=3)
     assert alone == [s for s in together if s.sample_id == "a"]
+    many = [ScenarioSource("d", f"s{k}", "en", f"request {k}") for k in range(30)]
+    picks = {s.sample_id: s.reference_id for s in generate(many, ["interruption"], seed=3)[0]}
+    fewer = [s for s in many if s.sample_id != "s29"]
+    kept = {s.sample_id: s.reference_id for s in generate(fewer, ["interruption"], seed=3)[0]}
+    assert all(kept[k] == v for k, v in picks.items() if v != "s29" and k != "s29")
+    assert len(set(picks.values())) > 10  # spread over the dataset, not one favourite
     other, _ = generate(SOURCES[:1], ["pause", "backchannel"], seed=4)
     assert {s.id for s in other}.isdisjoint({s.id for s in alone})
     pauses = {made.segments[1].send.offset_s for seed in range(20) if (made := pause(SOURCES[0], seed))}

@@ -7,6 +7,7 @@ planned pause is the silence between the two stretches of speech, exactly.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -219,6 +220,22 @@ class Skipped:
     """Why."""
 
 
+def _second_request(source: ScenarioSource, sources: Sequence[ScenarioSource], seed: int) -> ScenarioSource | None:
+    """The interrupting request: the other sample of the same dataset and language with the lowest hash of
+    (seed, this sample, that sample). Rendezvous hashing: adding a sample changes a pick only to that sample."""
+    others = [
+        s
+        for s in sources
+        if (s.dataset, s.language) == (source.dataset, source.language) and s.sample_id != source.sample_id
+    ]
+    mine = sample_key(source.dataset, source.sample_id)
+
+    def weight(other: ScenarioSource) -> str:
+        return hashlib.sha256(f"{seed}/{mine}/{sample_key(other.dataset, other.sample_id)}".encode()).hexdigest()
+
+    return min(others, key=weight, default=None)
+
+
 def generate(
     sources: Sequence[ScenarioSource], kinds: Sequence[ScenarioKind], seed: int
 ) -> tuple[list[Scenario], list[Skipped]]:
@@ -239,9 +256,7 @@ def generate(
             elif kind == "backchannel":
                 made, reason = backchannel(source, seed), f"no backchannel clips for language {source.language!r}"
             else:
-                others = [s for s in sources if (s.dataset, s.language) == (source.dataset, source.language)]
-                others = [s for s in others if s.sample_id != source.sample_id]
-                pick = _rng(seed, "second", source).choice(others) if others else None
+                pick = _second_request(source, sources, seed)
                 made = interruption(source, pick, seed) if pick else None
                 reason = "no other sample of the same dataset and language to interrupt with"
             if made is None:
