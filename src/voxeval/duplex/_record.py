@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, get_args
 
 from voxeval.duplex._check import Fields
@@ -22,6 +22,7 @@ from voxeval.duplex._scenario import (
 )
 from voxeval.duplex._split import Boundary
 from voxeval.errors import InputError, Location
+from voxeval.io._keys import sample_key
 
 RECORD_FORMAT = 1
 """Bumped when the row layout changes; a row of another format is refused, not half-read."""
@@ -127,6 +128,9 @@ def parse_scenario(row: Any, where: Location) -> Scenario:
         boundary=boundary,
     )
     f.done()
+    expected = f"{scenario.kind}/{sample_key(scenario.dataset, scenario.sample_id)}/{scenario.seed}"
+    if scenario.id != expected:
+        raise InputError(f.at("id"), f"{scenario.id!r} is not the scenario's own id {expected!r}")
     return scenario
 
 
@@ -161,17 +165,28 @@ def parse_record(row: Any, where: Location) -> SessionRecord:
         raise InputError(f.at("id"), f"{ident!r} is not the session key {session_key(system, scenario)!r}")
     events = tuple(parse_event(e, f.at(f"events[{k}]")) for k, e in enumerate(f.items("events") or []))
     check_events(events, len(scenario.segments), where)
+    sample_id = f.text("sample_id", empty=False)
+    if sample_id != scenario.sample_id:
+        raise InputError(f.at("sample_id"), f"{sample_id!r} is not the scenario's sample {scenario.sample_id!r}")
     record = SessionRecord(
         id=ident,
         system=system,
         scenario=scenario,
-        sample_id=f.text("sample_id", empty=False),
+        sample_id=sample_id,
         events=events,
-        recording=f.text("recording", empty=False),
+        recording=_recording_path(f.text("recording", empty=False), f.at("recording")),
         model_speech=_parse_spans(f.items("model_speech", nullable=True), f.at("model_speech")),
     )
     f.done()
     return record
+
+
+def _recording_path(value: str, where: Location) -> str:
+    """A path inside the run folder: relative, without ``..``; a reader opens it under the run folder only."""
+    path = PurePosixPath(value)
+    if "\0" in value or path.is_absolute() or PureWindowsPath(value).is_absolute() or ".." in path.parts:
+        raise InputError(where, f"{value!r} must be a path inside the run folder (relative, no '..')")
+    return value
 
 
 def check_record_row(row: dict[str, Any]) -> tuple[str, str] | None:
