@@ -58,3 +58,30 @@ def test_a_sample_size_out_of_range_is_refused(tmp_path, capsys, n) -> None:  # 
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "gold.jsonl" in err and "sample" in err and "between 1 and 12" in err
+
+
+def test_the_terminal_gets_tables_and_a_verdict_and_json_only_with_json(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    rows = [gold_row(f"s{i:02d}", [("Answer", 1.0)], inp=f"質問{i}", out=f"答え{i}です。") for i in range(4)]
+    rows[0]["style"], rows[1]["style"] = "concise", "chatty"  # styled rows without a source have no reference
+    data, out = write_jsonl(tmp_path / "gold.jsonl", rows), tmp_path / "check.json"
+    argv = ["annotator-check", "--annotator", f"gold:{data}", "--dataset", str(data), "--no-garbage", "--out", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert (
+        "{" not in text
+        and "Trust: caution\n  - garbage replies not checked (--no-garbage)" in text
+        and f"report and per-sample rows: {out}" in text
+    )
+    assert all(len(line) <= 120 for line in text.splitlines())
+    by_style = [line.split() for line in text.splitlines() if line.strip().startswith("style=")]
+    assert by_style == [
+        ["style=chatty", "1", "0.000", "1.000", "100.0%"],
+        ["style=concise", "1", "0.000", "1.000", "100.0%"],
+    ]
+    assert "(2 replies have no reference and are left out)" in text
+
+    assert main([*argv, "--json"]) == 0
+    printed = capsys.readouterr().out
+    written = json.loads(out.read_text(encoding="utf-8"))
+    shown = {k: v for k, v in written.items() if k not in ("rows", "failures")}  # what scripts have always parsed
+    assert printed == json.dumps(shown, ensure_ascii=False, indent=2) + "\n"

@@ -58,7 +58,7 @@ def run(tmp_path: Path) -> Path:
 def test_agreement_reproduces_the_hand_computed_figures(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["agreement", str(run)]) == 0
     report = json.loads((run / "human" / "agreement.json").read_text(encoding="utf-8"))
-    mean = lambda block: {k: v["mean"] for k, v in block.items() if isinstance(v, dict)}  # noqa: E731
+    mean = lambda block: {k: v["mean"] for k, v in block.items() if isinstance(v, dict) and "mean" in v}  # noqa: E731
     # k1 identical; k2: ann [Answer .7, Inform .3] vs bob [Answer 1]: WED .3 both ways, WLCS (1 + .7) / 2,
     # span overlap 4 of 8 characters; k3 skipped by bob, so not shared.
     assert mean(report["da"]["pairs"]["ann vs bob"]) == pytest.approx(
@@ -130,3 +130,24 @@ def test_alpha_is_shift_invariant_and_at_most_one(units: list[list[int]], shift:
 @given(st.lists(st.integers(1, 5), min_size=2, max_size=10).filter(lambda v: len(set(v)) > 1))
 def test_alpha_of_raters_who_always_agree_is_one(values: list[int]) -> None:
     assert krippendorff_interval([[v, v] for v in values]) == pytest.approx(1.0)
+
+
+def test_two_no_act_labels_agree_and_one_against_acts_does_not() -> None:
+    from voxeval.acts import Step
+    from voxeval.label._agreement import da_pair
+
+    assert da_pair((), ()) == {"exact": 1.0, "wed": 0.0, "wlcs": 1.0}
+    assert da_pair((), (Step("Inform", 1.0),)) == {"exact": 0.0, "wed": 1.0, "wlcs": 0.0}
+
+
+def test_a_no_act_label_is_counted_apart_from_the_annotator_figure(run: Path) -> None:
+    from voxeval.label._agreement import agreement_report
+
+    cat = Study(run, load_file_items(run / "items.jsonl"), "da", "cat")
+    _do(cat, {"action": "label", "key": "k1", "steps": [], "no_act": True})
+    _do(cat, {"action": "label", "key": "k2", "steps": [], "no_act": True})
+    report = agreement_report(run, ["da"])["da"]
+    vs = report["annotator_vs_human"]["cat"]  # the annotator gave acts to both: it missed both "no act" labels
+    assert (vs["items"], vs["no_act"]["items"], vs["no_act"]["annotator_no_act"]["mean"]) == (0, 2, 0.0)
+    assert report["pairs"]["ann vs cat"]["exact"]["mean"] == 0.0
+    assert report["left_out"] == {"ann": {}, "bob": {"k3": "skipped"}, "cat": {}}

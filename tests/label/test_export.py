@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,3 +112,77 @@ def test_a_label_whose_input_is_unknown_is_not_exported_as_gold(
     assert main(["agreement", str(tmp_path), "--task", "da", "--export", str(out)]) == 2
     assert "field input_text: 'a': the user's input is not known" in capsys.readouterr().err
     assert out.read_text(encoding="utf-8") == "kept\n"  # nothing already written is lost
+
+
+class ReferenceAnnotator:
+    """Gives the reference reply's acts when it sees one, else a lone Suggestion: its figure shows which it saw."""
+
+    name = "reference-double"
+
+    async def annotate(self, item: Any) -> Any:
+        from voxeval.acts import Step
+        from voxeval.annotate import Annotation
+
+        return Annotation(item.reference.acts if item.reference else (Step("Suggestion", 1.0),))
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+
+def test_agreement_and_annotator_check_on_its_export_give_one_figure(
+    da_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run annotated with the reference as context; the export carries it, so the re-check sees it too. A
+    "no act" label is counted apart and not exported (gold needs an act); a flagged item is listed as left out."""
+    from voxeval.annotate._check import check_annotator
+    from voxeval.cli import main
+    from voxeval.data import builtin_path, load_gold
+
+    run = shutil.copytree(da_run, tmp_path / "run", ignore=shutil.ignore_patterns("human"))
+    gold = {s.id: s for s in load_gold(builtin_path("ja-assistant"))}
+    study = Study(run, load_run_items(run, "da"), "da", "ref")
+    first, chatter, broken = study.items
+    act = max(gold[first.id].acts, key=lambda s: s.importance).act
+    step = {"act": act, "importance": 1.0, "start": 0, "end": len(first.text), "text": first.text}
+    for body in [
+        {"action": "label", "key": first.key, "steps": [step]},
+        {"action": "label", "key": chatter.key, "steps": [], "no_act": True},
+        {"action": "flag", "key": broken.key},
+    ]:
+        study.submit(check_submission(body, "da", study.by_key))
+    out = tmp_path / "gold.jsonl"
+    assert main(["agreement", str(run), "--task", "da", "--export", str(out)]) == 0
+    printed = capsys.readouterr().out
+    da = json.loads((run / "human" / "agreement.json").read_text(encoding="utf-8"))["da"]
+    assert da["annotation"] == {"annotator": "gold", "reference_context": True}
+    assert "annotator (gold as this run annotated, with the reference reply as context)" in printed
+    assert f"left out for ref: 1 flagged ({broken.key})" in printed and "(lower is better)" in printed
+    assert "1 'no act' labels not exported" in printed
+    vs = da["annotator_vs_human"]["ref"]
+    assert (vs["items"], vs["no_act"]["items"], vs["left_out"]) == (1, 1, {})
+    (row,) = load_gold(out)
+    assert row.raw["annotator_context"]["reference"]["text"] == gold[first.id].output_text
+    check = check_annotator(ReferenceAnnotator(), [row])
+    assert (check.report["wlcs_mean"], check.report["wed_mean"]) == pytest.approx(
+        (vs["wlcs"]["mean"], vs["wed"]["mean"])
+    )
+    assert check.report["reference_context"].startswith("with the reference reply as context")
+    blind = check_annotator(ReferenceAnnotator(), [dataclasses.replace(row, raw={})])
+    assert blind.report["wlcs_mean"] != pytest.approx(vs["wlcs"]["mean"])  # the figure the issue saw differ
+
+
+def test_the_labelling_room_reads_a_run_without_the_benchmark_or_the_report(da_run: Path) -> None:
+    """label/ reads runs through run/ and io/ only: no label → benchmark → report → label circle."""
+    code = (
+        "import sys, pathlib\n"
+        "from voxeval.label import load_run_items\n"
+        "from voxeval.label._export import run_references\n"
+        "from voxeval.label._agreement import agreement_report\n"
+        f"run = pathlib.Path({str(da_run)!r})\n"
+        "assert len(load_run_items(run, 'da')) == 3 and run_references(run)\n"
+        "agreement_report(run, ['da', 'style'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('voxeval.benchmark', 'voxeval.report'))))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr

@@ -114,6 +114,10 @@ BAD = [
     ),
     ({"action": "label", "key": "s1", "steps": [_span(REPLY, "はい、", "Inform", 0.333)]}, "steps[0].importance"),
     ({"action": "label", "key": "s1", "steps": [_span(REPLY, "はい、", "Inform", True)]}, "steps[0].importance"),
+    ({"action": "label", "key": "s1", "no_act": True, "steps": [_span(REPLY, A, "Commissive", 1.0)]}, "steps"),
+    ({"action": "label", "key": "s1", "no_act": True}, "steps"),
+    ({"action": "label", "key": "s1", "no_act": "yes", "steps": []}, "no_act"),
+    ({"action": "label", "key": "s1", "no_act": False, "steps": []}, "steps"),
     ({"action": "skip", "key": "s1", "seconds": -1}, "seconds"),
     ({"action": "skip", "key": "s1", "note": 5}, "note"),
     ([1, 2], "body"),
@@ -214,6 +218,7 @@ def test_a_run_directorys_items_carry_the_recorded_input_text_and_the_scored_rep
     for item in items:
         assert item.input_text == gold[item.id].input_text  # from the dataset config.json recorded, by sha256
         assert item.text == gold[item.id].output_text and item.input_audio
+        assert item.text_source == "model"  # a text system: the model's own text is what the run annotates
     # the recorded dataset is found from any working directory, and a tampered log is refused as by `report`
     (out / "inputs.jsonl").write_text('{"foo": 1}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"inputs\.jsonl:1"):
@@ -254,3 +259,50 @@ def test_a_file_recording_several_or_malformed_seeds_is_refused(root: Path, bad:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     with pytest.raises(InputError, match="field seed: rows record more than one or a malformed seed"):
         Study(root, load_file_items(root / "items.jsonl"), "da", "ann")
+
+
+def test_no_act_is_a_deliberate_label_and_undo_hands_the_judgement_back(da: LabelServer) -> None:
+    key = da.study.items[0].key
+    body = {"action": "label", "key": key, "steps": [], "no_act": True, "note": "chatter"}
+    status, answer = _call(da, "/api/submit?token=tok", body)
+    assert status == 200 and answer["state"]["done"] == 1
+    row = json.loads(da.study.path.read_text(encoding="utf-8"))
+    assert (row["status"], row["steps"], row["no_act"]) == ("labelled", [], True)
+    _, answer = _call(da, "/api/submit?token=tok", {"action": "undo"})
+    assert answer["restored"] == {"key": key, "status": "labelled", "steps": [], "no_act": True, "note": "chatter"}
+    assert answer["state"]["item"]["key"] == key
+
+
+def test_the_token_is_kept_per_run_and_labeller_owner_only(tmp_path: Path) -> None:
+    from voxeval.label._token import stored_token, token_path
+
+    first = stored_token(tmp_path, "ann")
+    assert stored_token(tmp_path, "ann") == first != stored_token(tmp_path, "bob")  # a restart keeps the URL
+    assert token_path(tmp_path, "ann").stat().st_mode & 0o777 == 0o600
+    assert stored_token(tmp_path / "other", "ann") != first
+    token_path(tmp_path, "ann").chmod(0o644)
+    with pytest.raises(InputError, match="0600"):
+        stored_token(tmp_path, "ann")
+    for bad in ("short\n", "x" * 40 + "/\n"):
+        path = token_path(tmp_path, "cat")
+        path.unlink(missing_ok=True)
+        path.write_text(bad, encoding="ascii")
+        path.chmod(0o600)
+        with pytest.raises(InputError, match="not a voxeval label token"):
+            stored_token(tmp_path, "cat")
+    token_path(tmp_path, "dan").symlink_to(token_path(tmp_path, "bob"))
+    with pytest.raises(InputError, match="cannot read"):
+        stored_token(tmp_path, "dan")
+
+
+def test_items_say_which_channel_the_reply_text_is() -> None:
+    from voxeval.errors import Location
+    from voxeval.label._items import _from_row
+
+    heard = {"text": "はい。", "text_source": "speech", "model_text": "はい！"}
+    item = _from_row(heard, "k", Location("x"))
+    assert (item.text_source, item.model_text) == ("speech", "はい！")
+    public = item.public(show_system=False)
+    assert (public["text_source"], public["model_text"], public["locale"]) == ("speech", "はい！", "")
+    typed = _from_row({**heard, "text_source": "model"}, "k", Location("x"))
+    assert (typed.text_source, typed.model_text) == ("model", "")  # the model's text is the reply itself

@@ -13,7 +13,7 @@ from typing import Any
 
 from voxeval.acts import LABELS, Acts
 from voxeval.annotate._echo import annotate_guarded
-from voxeval.annotate._protocol import AnnotationFailed, AnnotationInput, Annotator
+from voxeval.annotate._protocol import AnnotationFailed, AnnotationInput, Annotator, Reference
 from voxeval.data import GoldSample
 from voxeval.metrics import weighted_edit_distance, weighted_lcs
 
@@ -64,6 +64,31 @@ class CheckResult:
     """The annotator's acts by sample id (first repeat; failed annotations left out)."""
 
 
+def row_reference(sample: GoldSample) -> Reference | None:
+    """The reference reply a gold row asks the annotator to see (``annotator_context.reference``: ``{text, steps}``,
+    written by ``voxeval agreement --export`` for a run that annotated with it), so the check measures the annotator
+    as the run used it; ``None`` for a row without one (a dataset's own gold rows)."""
+    from voxeval.acts import parse_acts
+    from voxeval.errors import InputError, Location
+
+    context = sample.raw.get("annotator_context")
+    if context is None:
+        return None
+    where = Location(None, sample.line, f"{sample.id}: annotator_context.reference")
+    ref = context.get("reference") if isinstance(context, dict) else None
+    if not isinstance(ref, dict) or not isinstance(ref.get("text"), str):
+        raise InputError(where, "must be an object {text, steps} (the reference reply and its gold acts)")
+    return Reference(ref["text"], parse_acts(ref.get("steps"), where.child("steps"), allow_empty=False))
+
+
+def reference_note(samples: Sequence[GoldSample]) -> str:
+    """Which context the check annotated with, said in the report (``voxeval agreement`` says the same)."""
+    n = sum(1 for s in samples if row_reference(s) is not None)
+    if n == 0:
+        return "without the reference reply as context"
+    return f"with the reference reply as context (annotator_context.reference) on {n} of {len(samples)} replies"
+
+
 async def _annotate_all(annotator: Annotator, samples: Sequence[GoldSample], concurrency: int) -> list[Any]:
     limit = asyncio.Semaphore(concurrency)
 
@@ -71,7 +96,10 @@ async def _annotate_all(annotator: Annotator, samples: Sequence[GoldSample], con
         async with limit:
             try:
                 return await annotate_guarded(
-                    annotator, AnnotationInput(s.output_text, s.input_text, s.background, language=s.language)
+                    annotator,
+                    AnnotationInput(
+                        s.output_text, s.input_text, s.background, reference=row_reference(s), language=s.language
+                    ),
                 )
             except AnnotationFailed as exc:
                 return exc
@@ -111,6 +139,7 @@ def check_annotator(
         )
     report: dict[str, Any] = {
         "annotator": annotator.describe(),
+        "reference_context": reference_note(samples),
         "by_group": by_group(samples, rows),
         "samples": len(samples),
         "failed": len(failures),

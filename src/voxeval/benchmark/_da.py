@@ -17,6 +17,7 @@ from voxeval.run import Plan, RunRequest, RunSettings, StageRun
 from voxeval.run._annotations import AnnotateWorker, annotate_replies
 from voxeval.run._inputs import check_dataset_audio, dataset_input_items
 from voxeval.run._keys import read_run_log, reply_key
+from voxeval.run._read import cut_dataset, read_replies, recorded_datasets
 from voxeval.run._replies import dataset_reply_items
 from voxeval.run._scoring import ScoredSet, score_predictions, table_row, write_score_outputs
 
@@ -46,39 +47,9 @@ def load_datasets(settings: RunSettings, limit: int | None) -> list[Dataset]:
     names = distinct_names(
         [Entry(spec, d.name) for spec, d in zip(settings.datasets, resolved, strict=True)], "--dataset"
     )
-    return [_cut(Dataset(name, d.path, d.samples), settings, limit) for d, name in zip(resolved, names, strict=True)]
-
-
-def _cut(whole: Dataset, settings: RunSettings, limit: int | None) -> Dataset:
-    dataset = whole.split(settings.split)
-    return dataset if limit is None else Dataset(dataset.name, dataset.path, dataset.samples[:limit])
-
-
-def recorded_datasets(run_dir: Path, config: dict[str, Any], settings: RunSettings) -> list[Dataset]:
-    """The datasets a run used, found by the path and sha256 its ``config.json`` recorded (never the working
-    directory's file of the same name): see :mod:`voxeval.run._recorded`."""
-    from voxeval.data import builtin_path, load_gold
-    from voxeval.run._names import split_named
-    from voxeval.run._recorded import locate_recorded
-
-    recorded = config.get("datasets")
-    if not isinstance(recorded, dict) or len(recorded) != len(settings.datasets):
-        where = Location(str(run_dir / "config.json"), field="datasets")
-        raise InputError(where, "must record one {path, sha256} per dataset of the settings; not a voxeval config")
-    loaded = []
-    for spec, (name, entry) in zip(settings.datasets, recorded.items(), strict=True):
-        given = split_named(spec)[1]
-        builtin = None
-        if Path(given).suffix != ".jsonl":
-            try:
-                builtin = str(builtin_path(given))
-            except InputError:
-                builtin = None
-        path = locate_recorded(run_dir, entry, f"datasets.{name}", also=builtin)
-        cut = _cut(Dataset(name, path, tuple(load_gold(path))), settings, config.get("limit"))
-        # The recorded name is the run's name after its split ("ja-assistant:test"): keep it, never split it again.
-        loaded.append(Dataset(name, cut.path, cut.samples))
-    return loaded
+    return [
+        cut_dataset(Dataset(name, d.path, d.samples), settings, limit) for d, name in zip(resolved, names, strict=True)
+    ]
 
 
 def run_language(specs: tuple[str, ...]) -> str:
@@ -119,19 +90,6 @@ def predictions_for(
         else:
             preds[sample.id] = _annotated(sample.id, key, note, text)
     return preds
-
-
-def read_replies(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """The reply rows of a run joined with their reply ASR, as the run's ``--reply-text`` scores them."""
-    from voxeval.run._config import read_config, settings_of
-    from voxeval.run._reply_asr import LOG, scored_replies
-
-    config = read_config(run_dir)
-    if config is None:
-        raise InputError(Location(str(run_dir)), "not a run directory (no config.json)")
-    mode = settings_of(config, run_dir).reply_text
-    heard = read_run_log(run_dir / LOG)
-    return scored_replies(read_run_log(run_dir / "replies.jsonl"), heard, "speech" if mode == "speech" else "model")
 
 
 def _annotated(sample_id: str, key: str, note: dict[str, Any], text: str | None) -> Prediction:
@@ -200,14 +158,18 @@ def load_run(run_dir: Path, content: str | None = None) -> RunData:
     With ``content`` (a span similarity, e.g. ``usem3``), or when a ``voxeval score --content`` folder recorded
     one, the sets carry WLCS-c / WED-c too. Nothing in the folder is modified.
     """
+    from voxeval.benchmark._human import human_sets
+
     data = _load_run(run_dir)
     name = content or data.config["settings"].get("content")
     if not name:
-        return data
+        return dataclasses.replace(data, human=human_sets(run_dir, data.sets))
     from voxeval.annotate._similarity import similarity_from_name
     from voxeval.run._content import with_content
 
-    return dataclasses.replace(data, sets=with_content(data.sets, similarity_from_name(name)))
+    similarity = similarity_from_name(name)
+    sets = with_content(data.sets, similarity)
+    return dataclasses.replace(data, sets=sets, human=human_sets(run_dir, data.sets, similarity))
 
 
 def _load_run(run_dir: Path) -> RunData:
@@ -307,11 +269,15 @@ class DialogueActsBenchmark:
 
     def table(self, summary: list[ScoredSet], run_dir: Path) -> str:
         """Table 1, and how many samples were excluded."""
-        from voxeval.report import table1_markdown
-        from voxeval.report._speech import LATENCY_TITLE, latency_markdown
+        from voxeval.benchmark._human import human_sets
+        from voxeval.report._ppi import ppi_section
+        from voxeval.report._speech import LATENCY_TITLE, latency_text
+        from voxeval.report._terminal import table1_text
 
-        text = table1_markdown([table_row(s) for s in summary])
-        latency = latency_markdown(read_run_log(run_dir / "replies.jsonl"))
+        text = table1_text([table_row(s) for s in summary])
+        _, ppi, _ = ppi_section(run_dir, summary, human_sets(run_dir, summary))
+        text += "\n" + ppi.rstrip("\n") if ppi else ""
+        latency = latency_text(read_run_log(run_dir / "replies.jsonl"))
         if latency:
             text += f"\n\n{LATENCY_TITLE}\n\n{latency}"
         failed = sum(len(s.summary.excluded) for s in summary)

@@ -166,20 +166,16 @@ class StyleBenchmark:
 
     def table(self, summary: dict[str, Any], run_dir: Path) -> str:
         """Overall score and counts per system."""
-        from voxeval.report._escape import md_cell
+        from voxeval.report._speech import LATENCY_TITLE, latency_text
+        from voxeval.report._terminal import text_table
 
-        lines = [
-            "| system | overall (VStyle-weighted) | judged ok | failed | not measured |\n|---|---:|---:|---:|---:|"
+        head = ["system", "overall (VStyle-weighted)", "judged ok", "failed", "not measured"]
+        rows: list[list[object]] = [
+            [name, "—" if b["overall"] is None else f"{b['overall']:.3f}", b["ok"], b["failed"], b["not_measured"]]
+            for name, b in summary["systems"].items()
         ]
-        for name, block in summary["systems"].items():
-            overall = "—" if block["overall"] is None else f"{block['overall']:.3f}"
-            lines.append(
-                f"| {md_cell(name)} | {overall} | {block['ok']} | {block['failed']} | {block['not_measured']} |"
-            )
-        from voxeval.report._speech import LATENCY_TITLE, latency_markdown
-
-        latency = latency_markdown(read_run_log(run_dir / "replies.jsonl"))
-        return "\n".join(lines) + (f"\n\n{LATENCY_TITLE}\n\n{latency}" if latency else "")
+        latency = latency_text(read_run_log(run_dir / "replies.jsonl"))
+        return text_table(head, rows, numeric=(1, 2, 3, 4)) + (f"\n\n{LATENCY_TITLE}\n\n{latency}" if latency else "")
 
     def dry_run(self, settings: RunSettings, plan: Plan, run_dir: Path) -> dict[str, Any]:
         """Items, systems and calls."""

@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "annotator-check": (
         "voxeval.cli._annotate",
         "measure an annotator against gold dialogue acts (WED, WLCS, label accuracy, macro-F1, confusion; "
-        "by style / flaw type when the data has them; garbage replies)",
+        "by style / flaw type when the data has them; system level; garbage replies) and say whether to trust it",
     ),
     "generate": (
         "voxeval.cli._generate",

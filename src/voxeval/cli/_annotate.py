@@ -41,7 +41,8 @@ def register(commands: Any) -> None:
         description="Annotate gold replies and compare with their gold acts: per reply (WED, WLCS, labels, by style "
         "and flaw) and at the system level (system_level: per style and flaw, the benchmark score against each "
         "reply's reference with the annotator minus with gold labels, with a bootstrap interval). Echoes of the input "
-        "get no acts, as in every annotation.",
+        "get no acts, as in every annotation. Prints tables and a trust verdict (yes / caution / no); --json prints "
+        "the report as JSON.",
     )
     c.add_argument("--annotator", default="offline", help=ANNOTATOR_HELP)
     c.add_argument("--dataset", default="ja-assistant", help="built-in name or JSONL file with gold acts")
@@ -63,6 +64,12 @@ def register(commands: Any) -> None:
         "samples; they must score mean WLCS <= 0.05 (default on; --no-garbage skips it, e.g. for paid LLMs)",
     )
     c.add_argument("--out", type=Path, help="also write the report and per-sample rows as JSON here")
+    c.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as JSON (for scripts; without the failures, which --out keeps) instead of the tables "
+        "and the trust verdict",
+    )
     c.set_defaults(handler=_check)
 
 
@@ -197,6 +204,11 @@ def _check(args: argparse.Namespace) -> int:
         report["garbage"] = garbage_check(annotator, dataset.samples)
     if args.out:
         atomic_write_json(args.out, {**report, "rows": result.rows})
-    shown = {k: v for k, v in report.items() if k not in ("failures",)}
-    print(json.dumps(shown, ensure_ascii=False, indent=2))
+    if args.json:
+        shown = {k: v for k, v in report.items() if k not in ("failures",)}
+        print(json.dumps(shown, ensure_ascii=False, indent=2))
+    else:
+        from voxeval.annotate._check_text import check_text
+
+        print(check_text(report) + (f"\n\nreport and per-sample rows: {args.out}" if args.out else ""))
     return 0

@@ -60,9 +60,15 @@ def span_overlap(a: dict[str, Any], b: dict[str, Any]) -> float:
 
 
 def da_pair(a: Acts, b: Acts) -> dict[str, float]:
-    """Exact sequence, WED and WLCS of two labellings of one reply, each metric averaged over both directions."""
+    """Exact sequence, WED and WLCS of two labellings of one reply, each metric averaged over both directions.
+
+    Two "no act" labellings agree fully (WLCS 1, WED 0), though WLCS against an empty gold is 0 by definition:
+    here neither side is the benchmark's gold, and both said the same thing.
+    """
     from voxeval.metrics import weighted_edit_distance, weighted_lcs
 
+    if not a and not b:
+        return {"exact": 1.0, "wed": 0.0, "wlcs": 1.0}
     wed = (weighted_edit_distance(gold=a, pred=b).total + weighted_edit_distance(gold=b, pred=a).total) / 2
     wlcs = (weighted_lcs(gold=a, pred=b) + weighted_lcs(gold=b, pred=a)) / 2
     return {"exact": float([s.act for s in a] == [s.act for s in b]), "wed": wed, "wlcs": wlcs}
@@ -91,19 +97,54 @@ def da_agreement(humans: dict[str, Rows], annotations: Rows | None) -> dict[str,
     out: dict[str, Any] = {"labellers": sorted(humans), "pairs": pairs}
     out["human_human"] = _summary(pooled, ("exact", "wed", "wlcs", "span_overlap")) if pairs else None
     if annotations:
-        from voxeval.metrics import weighted_edit_distance, weighted_lcs
-
-        vs = {}
-        for h, rows in sorted(humans.items()):
-            per_item = []
-            for key in sorted(k for k in rows if annotations.get(k, {}).get("status") == "ok"):
-                gold, pred = acts_of(rows[key]), acts_of(annotations[key])
-                exact = float([s.act for s in gold] == [s.act for s in pred])
-                wed, wlcs = weighted_edit_distance(gold=gold, pred=pred).total, weighted_lcs(gold=gold, pred=pred)
-                per_item.append({"exact": exact, "wed": wed, "wlcs": wlcs})
-            vs[h] = _summary(per_item, ("exact", "wed", "wlcs"))
-        out["annotator_vs_human"] = vs
+        out["annotator_vs_human"] = {h: annotator_vs(rows, annotations) for h, rows in sorted(humans.items())}
     return out
+
+
+def annotator_vs(labels: Rows, annotations: Rows) -> dict[str, Any]:
+    """The annotator's acts as this run made them against one labeller's as gold, over the labelled items with at
+    least one act (the items ``--export`` writes, so ``annotator-check`` on the export gives the same figure);
+    a "no act" label is counted apart (does the annotator give no act too?), and what is left out says why."""
+    from voxeval.metrics import weighted_edit_distance, weighted_lcs
+
+    per_item, no_act, left_out = [], [], {}
+    for key in sorted(labels):
+        note = annotations.get(key)
+        if note is None or note.get("status") != "ok":
+            left_out[key] = "not annotated" if note is None else f"annotation {note.get('status')}"
+            continue
+        gold, pred = acts_of(labels[key]), acts_of(note)
+        if not gold:
+            no_act.append(float(not pred))
+            continue
+        exact = float([s.act for s in gold] == [s.act for s in pred])
+        wed, wlcs = weighted_edit_distance(gold=gold, pred=pred).total, weighted_lcs(gold=gold, pred=pred)
+        per_item.append({"exact": exact, "wed": wed, "wlcs": wlcs})
+    out = _summary(per_item, ("exact", "wed", "wlcs"))
+    out["no_act"] = {"items": len(no_act), "annotator_no_act": _ci(no_act)}
+    out["left_out"] = left_out
+    return out
+
+
+def left_out(humans: dict[str, Rows]) -> dict[str, dict[str, str]]:
+    """Per labeller, the items the figures leave out and why (skipped or flagged: no judgement to compare)."""
+    return {
+        h: {k: str(r["status"]) for k, r in sorted(rows.items()) if r.get("status") != "labelled"}
+        for h, rows in sorted(humans.items())
+    }
+
+
+def annotation_setting(run_dir: Path) -> dict[str, Any] | None:
+    """How this run's annotator ran (spec, and whether it saw each sample's reference reply), from its
+    ``config.json``; ``None`` for a folder that is not a run."""
+    from voxeval.run._config import read_config
+
+    config = read_config(run_dir)
+    settings = (config or {}).get("settings") or {}
+    if not settings.get("annotator"):
+        return None
+    reference = (settings.get("extra") or {}).get("annotator_context") == "reference"
+    return {"annotator": settings["annotator"], "reference_context": reference}
 
 
 def _unit_sums(units: Sequence[Sequence[float]]) -> Any:
@@ -226,7 +267,11 @@ def agreement_report(run_dir: Path, tasks: Sequence[str]) -> dict[str, Any]:
     report: dict[str, Any] = {}
     if "da" in tasks and (humans := read_judgements(run_dir, "da")):
         report["da"] = da_agreement(humans, _optional_log(run_dir / "annotations.jsonl", lambda r: True))
+        report["da"]["left_out"] = left_out(humans)
+        if "annotator_vs_human" in report["da"]:
+            report["da"]["annotation"] = annotation_setting(run_dir)
     if "style" in tasks and (humans := read_judgements(run_dir, "style")):
         judged = _optional_log(run_dir / "judgements.jsonl", lambda r: r.get("status") == "ok" and "key" in r)
         report["style"] = style_agreement(humans, {k: float(r["score"]) for k, r in judged.items()})
+        report["style"]["left_out"] = left_out(humans)
     return report

@@ -30,6 +30,11 @@ class LabelItem:
     """Sample id."""
     text: str
     """The reply text (shown as text, never as HTML)."""
+    text_source: str = ""
+    """Which channel ``text`` is: ``speech`` (the ASR transcript of the reply audio, what a run with
+    ``--reply-text speech`` annotates) or ``model`` (the model's own text); empty when not known (an items file)."""
+    model_text: str = ""
+    """The model's own text when ``text`` is the speech transcript (shown beside it when they differ)."""
     system: str = ""
     """System that replied (hidden from the labeller by default: blind rating)."""
     dataset: str = ""
@@ -55,6 +60,9 @@ class LabelItem:
             "key": self.key,
             "id": self.id,
             "text": self.text,
+            "text_source": self.text_source,
+            "model_text": self.model_text,
+            "locale": self.locale,
             "dataset": self.dataset,
             "reply_audio": self.reply_audio,
             "input_text": self.input_text,
@@ -92,6 +100,8 @@ def _from_row(row: dict[str, Any], key: str, where: Location) -> LabelItem:
         key=key,
         id=str(row.get("id", key)),
         text=_str(row, "text"),
+        text_source=_str(row, "text_source"),
+        model_text=_str(row, "model_text") if _str(row, "text_source") == "speech" else "",
         system=_str(row, "system", "model_name"),
         dataset=_str(row, "dataset"),
         reply_audio=audio if isinstance(audio, str) else None,
@@ -107,8 +117,8 @@ def _from_row(row: dict[str, Any], key: str, where: Location) -> LabelItem:
 def _recorded_inputs(run_dir: Path) -> dict[str, dict[str, str]]:
     """Input text and background of every sample of a dialogue-act run, by sample key, from the datasets its
     ``config.json`` recorded (found by path and sha256, as ``voxeval report`` finds them); empty for other runs."""
-    from voxeval.benchmark._da import recorded_datasets
     from voxeval.run._config import read_config, settings_of
+    from voxeval.run._read import recorded_datasets
 
     config = read_config(run_dir)
     if config is None or (config.get("settings") or {}).get("benchmark") != "da":
@@ -162,7 +172,7 @@ def _recorded(run_dir: Path, task: Task) -> dict[str, dict[str, Any]]:
 def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
     """The run's replies that can be judged: ``ok`` replies with text (DA: the channel the run scores, e.g. the
     ASR transcript of a spoken reply) or with audio (style). Logs are read through the run's checked reader."""
-    from voxeval.benchmark._da import read_replies
+    from voxeval.run._read import read_replies
 
     replies_path = run_dir / "replies.jsonl"
     if not replies_path.exists():
@@ -194,7 +204,7 @@ def load_run_items(run_dir: Path, task: Task) -> list[LabelItem]:
 
 def load_file_items(path: Path) -> list[LabelItem]:
     """Rows ``{"id", "text", "audio"?, "input_text"?, "background"?, "locale"?, "input_audio"?, "instruction"?,
-    "attributes"?}``."""
+    "attributes"?, "text_source"?, "model_text"?}``."""
     items, seen = [], set()
     for line, row in read_jsonl(path):
         where = Location(str(path), line)
@@ -213,8 +223,9 @@ def order_seed(labeller: str, task: Task) -> int:
     return int.from_bytes(hashlib.sha256(f"{task}:{labeller}".encode()).digest()[:4], "big")
 
 
-def ordered(items: list[LabelItem], seed: int) -> list[LabelItem]:
-    """The items shuffled with ``seed`` (sorted by key first, so the order does not depend on file order)."""
+def ordered(items: list[LabelItem], seed: int, first: frozenset[str] = frozenset()) -> list[LabelItem]:
+    """The items shuffled with ``seed`` (sorted by key first, so the order does not depend on file order); the
+    keys in ``first`` (a drawn sample, :mod:`voxeval.label._sample`) come before the others, each part shuffled."""
     out = sorted(items, key=lambda i: i.key)
     random.Random(seed).shuffle(out)
-    return out
+    return sorted(out, key=lambda i: i.key not in first)  # stable: keeps the shuffled order within each part

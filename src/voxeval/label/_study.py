@@ -54,12 +54,21 @@ def resume_seed(path: Path, rows: list[dict[str, Any]], asked: int | None, deriv
 class Study:
     """Items of one task in one labeller's order, and their judgements in ``human/<task>/<labeller>.jsonl``."""
 
-    def __init__(self, root: Path, items: list[LabelItem], task: Task, labeller: str, *, seed: int | None = None):
+    def __init__(
+        self,
+        root: Path,
+        items: list[LabelItem],
+        task: Task,
+        labeller: str,
+        *,
+        seed: int | None = None,
+        first: frozenset[str] = frozenset(),
+    ):
         self.root, self.task, self.labeller = root, task, labeller
         self.path = root / "human" / task / f"{labeller}.jsonl"
         self.log = AppendLog(self.path, key="n")
         self.seed = resume_seed(self.path, self._rows(), seed, order_seed(labeller, task))
-        self.items = ordered(items, self.seed)
+        self.items = ordered(items, self.seed, first)  # a drawn sample's items (``first``) are served first
         self.by_key = {i.key: i for i in self.items}
         self._lock = threading.Lock()  # two tabs of one labeller: one append at a time
 
@@ -87,7 +96,8 @@ class Study:
         }
 
     def submit(self, sub: Submission) -> dict[str, Any]:
-        """Append the submission's row at once (one write); ``undo`` retracts the latest active judgement."""
+        """Append the submission's row at once (one write); ``undo`` retracts the latest active judgement and
+        returns it as ``restored`` (status, steps, no_act, score, note)."""
         with self._lock:
             rows = self._rows()
             base = {"n": len(rows) + 1, "labeller": self.labeller, "task": self.task, "seed": self.seed}
@@ -98,12 +108,18 @@ class Study:
                     return {"undone": None}
                 last = max(current.values(), key=lambda r: r["n"])
                 self.log.append({**base, "key": last["key"], "status": "undone", "retracts": last["n"]})
-                return {"undone": last["key"]}
+                # the page puts the retracted judgement back in the form, to be corrected rather than redone
+                kept = ("status", "steps", "no_act", "score", "note")
+                return {
+                    "undone": last["key"],
+                    "restored": {"key": last["key"], **{f: last[f] for f in kept if f in last}},
+                }
             item = self.by_key[sub.key]
             row = {**base, "key": item.key, "id": item.id, "dataset": item.dataset, "system": item.system}
             if self.task == "da":  # the text the spans index, so an exported gold row stands on its own
                 row.update(text=item.text, input_text=item.input_text, background=item.background)
                 row.update({"locale": item.locale} if item.locale else {})
+                row.update({"text_source": item.text_source} if item.text_source else {})
             self.log.append({**row, "status": STATUS[sub.action], **sub.body})
             return {"saved": item.key}
 

@@ -40,7 +40,7 @@ class Submission:
     key: str
     """Item key ('' for ``undo``)."""
     body: dict[str, Any]
-    """Task fields of the row: ``steps`` (da) or ``score`` (style), ``note``, ``seconds``."""
+    """Task fields of the row: ``steps`` and ``no_act`` when true (da) or ``score`` (style), ``note``, ``seconds``."""
 
 
 def _number(value: Any, field: str) -> float:
@@ -85,10 +85,18 @@ def _step(raw: Any, i: int, text: str, after: int) -> dict[str, Any]:
     return {"act": raw["act"], "importance": importance, "span": text[start:end], "start": start, "end": end}
 
 
-def check_steps(raw: Any, text: str) -> list[dict[str, Any]]:
-    """The steps of a dialogue-act labelling, checked against the reply ``text`` (offsets in code points)."""
+def check_steps(raw: Any, text: str, *, no_act: bool = False) -> list[dict[str, Any]]:
+    """The steps of a dialogue-act labelling, checked against the reply ``text`` (offsets in code points).
+
+    A reply that performs no act (pure chatter, garbled speech) is labelled on purpose with ``no_act`` and an
+    empty list; an empty list without ``no_act`` is refused, so a page that lost its steps never saves "no act".
+    """
+    if no_act:
+        if raw != []:
+            raise SubmissionError("steps", "must be [] when no_act is true (a reply with no act has no steps)")
+        return []
     if not isinstance(raw, list) or not raw:
-        raise SubmissionError("steps", "must be a non-empty list (one step per act)")
+        raise SubmissionError("steps", "must be a non-empty list (one step per act), or [] with no_act: true")
     if len(raw) > MAX_STEPS:
         raise SubmissionError("steps", f"at most {MAX_STEPS} steps")
     steps: list[dict[str, Any]] = []
@@ -122,7 +130,11 @@ def check_submission(raw: Any, task: Task, items: dict[str, LabelItem]) -> Submi
         raise SubmissionError("key", f"not an item of this study: {key!r}")
     body = _common(raw)
     if action == "label" and task == "da":
-        body["steps"] = check_steps(raw.get("steps"), items[key].text)
+        no_act = raw.get("no_act", False)
+        if not isinstance(no_act, bool):
+            raise SubmissionError("no_act", f"must be true or false, got {no_act!r}")
+        body["steps"] = check_steps(raw.get("steps"), items[key].text, no_act=no_act)
+        body.update({"no_act": True} if no_act else {})
     elif action == "label":
         score = raw.get("score")
         if isinstance(score, bool) or score not in (1, 2, 3, 4, 5):

@@ -13,6 +13,7 @@ from voxeval.metrics._content import (
     score_content,
     summarise_content,
 )
+from voxeval.metrics._ppi import PPIEstimate, ppi_from_scores, ppi_mean, ppi_paired
 from voxeval.metrics._rows import BatchRows, batch_rows
 from voxeval.metrics._wed import EditOp, EditResult, weighted_edit_distance
 from voxeval.metrics._wlcs import gold_coverage, weighted_lcs
@@ -24,6 +25,7 @@ __all__ = [
     "ContentSummary",
     "EditOp",
     "EditResult",
+    "PPIEstimate",
     "PaddedActs",
     "SampleScore",
     "Summary",
@@ -32,6 +34,9 @@ __all__ = [
     "content_wlcs",
     "gold_coverage",
     "pad",
+    "ppi_from_scores",
+    "ppi_mean",
+    "ppi_paired",
     "score_batch",
     "score_content",
     "score_sample",

@@ -18,9 +18,11 @@ from voxeval.report._html import esc, figure, page, table
 from voxeval.report._human import da_human_section
 from voxeval.report._latency import LATENCY_HEAD, latency_rows, system_latency
 from voxeval.report._load import RunData
+from voxeval.report._ppi import PPI_HEAD, ppi_section
 from voxeval.report._speech import channel_section, latency_section
 from voxeval.report._stats import Interval, bootstrap_ci, paired_test
 from voxeval.report._tables import CONTENT_NOTE, format_acts, render_markdown, representatives
+from voxeval.report._trust import label_advice
 from voxeval.report._validity import system_level_section
 
 
@@ -339,7 +341,9 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     )
     languages = languages_line(data)
     human_html, human_md = da_human_section(data.run_dir)
-    trust_html, trust_md = trust_html + human_html, trust_md + human_md
+    ppi_html, ppi_md, ppi_cells = ppi_section(run_dir, sets, data.human)
+    advice_html, advice_md = label_advice()
+    trust_html, trust_md = trust_html + advice_html + human_html, trust_md + advice_md + human_md
     sections = [
         f'<p class="meta">{esc(languages)}</p>',
         "<h2>Table 1: scores per dataset × system</h2>",
@@ -347,6 +351,7 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
         '<p class="meta">95% CIs: percentile bootstrap, 2000 resamples, seed 0. Excluded = failed or unfinished '
         "samples, never scored. Breakdown columns follow one optimal edit path per sample.</p>",
         f'<p class="meta">{esc(CONTENT_NOTE.strip())}</p>' if _has_content(sets) else "",
+        ppi_html,
         latency_html,
         trust_html,
         echo_html,
@@ -372,10 +377,11 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
     ]
     out = {"html": run_dir / "report.html", "md": run_dir / "report.md", "csv": run_dir / "tables.csv"}
     atomic_write_text(out["html"], page("voxeval dialogue-act report", sections, meta))
-    title, _, rest = _markdown(sets, paired, latency_md).partition("\n\n")
+    title, _, rest = _markdown(sets, paired, ppi_md + latency_md).partition("\n\n")
     md = f"{title}\n\n{languages}\n\n{rest}" + trust_md + echo_md + channel_md + usage_md
     atomic_write_text(out["md"], md)
-    atomic_write_text(out["csv"], _csv(table1_head(sets), t1, paired, latency_rows(system_latency(data.replies))))
+    latency = latency_rows(system_latency(data.replies))
+    atomic_write_text(out["csv"], _csv(table1_head(sets), t1, paired, latency, ppi_cells))
     return out
 
 
@@ -434,13 +440,22 @@ def _markdown(sets: list[Any], paired: list[list[object]], latency_md: str = "")
     return md
 
 
-def _csv(head: list[str], t1: list[list[object]], paired: list[list[object]], latency: list[list[object]]) -> str:
+def _csv(
+    head: list[str],
+    t1: list[list[object]],
+    paired: list[list[object]],
+    latency: list[list[object]],
+    ppi: list[list[object]],
+) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(["table", *head])
     writer.writerows(["table1", *map(csv_cell, r)] for r in t1)
     writer.writerow(["table", *PAIRED_HEAD])
     writer.writerows(["paired", *map(csv_cell, r)] for r in paired)
+    if ppi:
+        writer.writerow(["table", *PPI_HEAD])
+        writer.writerows(["ppi", *map(csv_cell, r)] for r in ppi)
     if latency:
         writer.writerow(["table", *LATENCY_HEAD])
         writer.writerows(["latency", *map(csv_cell, r)] for r in latency)

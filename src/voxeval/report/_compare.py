@@ -7,6 +7,7 @@ from typing import Any
 from voxeval.report._escape import md_cell
 from voxeval.report._latency import compare_latency
 from voxeval.report._load import RunData
+from voxeval.report._ppi import compare_ppi, compare_ppi_lines
 from voxeval.report._stats import paired_test
 
 
@@ -72,6 +73,7 @@ def compare_runs(run_a: RunData, run_b: RunData, *, top: int = 10, cross_languag
                 "ties": None if test is None else test.ties,
                 "largest_changes": [{"id": i, "wed_a": wa[i], "wed_b": wb[i]} for i in changes if wa[i] != wb[i]],
                 **_content(a, b),
+                **compare_ppi(run_a, run_b, a, b),
                 "latency": compare_latency(_rows_of(run_a, a.dataset, a.system), _rows_of(run_b, b.dataset, b.system)),
             }
         )
@@ -149,6 +151,7 @@ def compare_markdown(result: dict[str, Any]) -> str:
             f"{_effect(c['effect_size'])} | {c['b_better']}/{c['b_worse']}/{c['ties']} |"
         )
     lines += _content_lines(result["comparisons"])
+    lines += compare_ppi_lines(result["comparisons"])
     lines += _latency_lines(result["comparisons"])
     for c in result["comparisons"]:
         if c.get("language_a") != c.get("language_b"):

@@ -87,11 +87,11 @@ LATENCY_HEAD = [
     "timed by",
     *(f"{LABELS[f]} {stat}" for f in SUMMARISED for stat in ("median [95% CI]", "p90 [95% CI]")),
 ]
-"""Columns of the latency table."""
+"""Columns of the latency rows in ``tables.csv`` (every field, whoever timed it)."""
 
 
 def latency_rows(summaries: list[SystemLatency]) -> list[list[object]]:
-    """The latency table's rows."""
+    """The latency rows of ``tables.csv`` (:data:`LATENCY_HEAD`)."""
     rows: list[list[object]] = []
     for s in summaries:
         cells: list[object] = [s.system, s.replies, "/".join(s.timed_by)]
@@ -102,10 +102,56 @@ def latency_rows(summaries: list[SystemLatency]) -> list[list[object]]:
     return rows
 
 
+TIMING_FIELDS = ("first_audio_s", "first_text_s", "total_s")
+"""The fields that are one number for a system timed by call (the whole call's duration)."""
+SAME_AS_TOTAL = "= total"
+"""The cell of a first-audio or first-text column for a system timed by call, in a table with streamed systems."""
+
+
+def latency_columns(summaries: list[SystemLatency]) -> list[tuple[str, str]]:
+    """(field, column name) of the fields the table shows: for systems all timed by call one ``reply s`` (their
+    first audio, first text and total are the same number), else first audio, first text and total; and RTF. A
+    field no system observed (no audio, say) gets no column."""
+    observed = {f for s in summaries for f, stats in s.fields.items() if stats is not None}
+    if all(s.timed_by == ("call",) for s in summaries):
+        timing = [("total_s", "reply s")]
+    else:
+        timing = [(f, LABELS[f]) for f in TIMING_FIELDS]
+    return [(f, name) for f, name in [*timing, ("rtf", LABELS["rtf"])] if f in observed]
+
+
+def _cells(s: SystemLatency, field: str, compact: bool) -> list[str]:
+    stats = s.fields[field]
+    if stats is None:
+        return ["—"] if compact else ["—", "—"]
+    if field in TIMING_FIELDS[:2] and s.timed_by == ("call",):
+        return [SAME_AS_TOTAL] if compact else [SAME_AS_TOTAL, SAME_AS_TOTAL]
+    if compact:
+        digits = 3 if stats.p90.value < 10 else 1
+        return [f"{stats.median.value:.{digits}f} / {stats.p90.value:.{digits}f}"]
+    return [_q(stats.median), _q(stats.p90)]
+
+
+def latency_table(summaries: list[SystemLatency], *, compact: bool = False) -> tuple[list[str], list[list[object]]]:
+    """The latency table a person reads, with the columns of :func:`latency_columns`: each field's median and p90
+    with their 95% CIs, or (``compact``, for a terminal) one ``median / p90`` cell per field, headed by its name.
+    (``tables.csv`` keeps every field: :data:`LATENCY_HEAD`.)"""
+    columns = latency_columns(summaries)
+    stats = ("median [95% CI]", "p90 [95% CI]")
+    named = [name for _, name in columns] if compact else [f"{name} {stat}" for _, name in columns for stat in stats]
+    head = ["system", "replies", "timed by", *named]
+    rows: list[list[object]] = [
+        [s.system, s.replies, "/".join(s.timed_by), *(c for f, _ in columns for c in _cells(s, f, compact))]
+        for s in summaries
+    ]
+    return head, rows
+
+
 LATENCY_NOTE = (
     "Seconds from the end of the input audio, on voxeval's monotonic clock (client side, network included). "
     "Timed by system: the streaming system reports its first audio byte, first text and end of reply; timed by "
-    "call: the reply stage timed the whole request, so first audio = first text = total. RTF = total / reply "
+    "call: the reply stage timed the whole request, so first audio = first text = total (one reply s column when "
+    'every system is timed by call; "= total" beside streamed systems). RTF = total / reply '
     "audio duration (below 1: produced faster than it plays). 95% CIs: percentile bootstrap of the median and "
     "p90, 2000 resamples, seed 0. Calls that raised (failed replies) have no latency and are left out."
 )

@@ -21,3 +21,6 @@ class RunData:
     """``replies.jsonl`` rows by key."""
     languages: dict[str, str] = field(default_factory=dict)
     """Language code (``ja``, ``en``, ``zh``) of each dataset by name, from its rows' ``input.locale``."""
+    human: dict[tuple[str, str, str], Any] = field(default_factory=dict)
+    """(dataset, system, labeller) → the labeller's dialogue-act labels scored as the annotator's are (a
+    :class:`~voxeval.run.ScoredSet`), for the prediction-powered scores; empty without labels."""

@@ -112,12 +112,34 @@ def confusion_heatmap(confusion: dict[tuple[str, str], int], title: str) -> byte
     return _png(fig)
 
 
-def bars(labels: Sequence[str], values: Sequence[float], title: str, ylabel: str) -> bytes:
-    """A simple bar chart (style scores per ability)."""
+def _error_bar(value: float | None, interval: tuple[float, float] | None) -> tuple[float, float]:
+    """How far the interval reaches below and above the bar (nothing without one)."""
+    if value is None or interval is None:
+        return 0.0, 0.0
+    return value - interval[0], interval[1] - value
+
+
+def grouped_bars(
+    groups: Sequence[str],
+    series: Sequence[tuple[str, Sequence[float | None], Sequence[tuple[float, float] | None]]],
+    title: str,
+    ylabel: str,
+) -> bytes:
+    """Bars side by side: one group per label of ``groups``, one bar per series in each (with its interval as an
+    error bar). ``series``: (name, a value per group, an interval per group); ``None`` draws no bar (not measured)."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.7 * len(labels) + 1.5), 3.0))
-    ax.bar(range(len(labels)), values, color="#4c72b0")
-    ax.set_xticks(range(len(labels)), list(labels), rotation=30, ha="right", fontsize=7)
+    import numpy as np
+
+    width = 0.8 / max(len(series), 1)
+    fig, ax = plt.subplots(figsize=(max(4.5, 0.5 * len(groups) * len(series) + 2.5), 3.2))
+    for k, (name, values, intervals) in enumerate(series):
+        x = np.arange(len(groups)) + (k - (len(series) - 1) / 2) * width
+        heights = [np.nan if v is None else v for v in values]
+        below, above = zip(*(_error_bar(v, iv) for v, iv in zip(values, intervals, strict=True)), strict=True)
+        errors = [list(below), list(above)]
+        ax.bar(x, heights, width, yerr=errors, capsize=2, label=name, error_kw={"elinewidth": 0.8})
+    ax.set_xticks(range(len(groups)), list(groups), rotation=30, ha="right", fontsize=7)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
+    ax.legend(fontsize=7)
     return _png(fig)

@@ -14,7 +14,7 @@ from voxeval.report._channels import (
     example_rows,
 )
 from voxeval.report._html import esc, table
-from voxeval.report._latency import LATENCY_HEAD, LATENCY_NOTE, latency_rows, system_latency
+from voxeval.report._latency import LATENCY_NOTE, latency_table, system_latency
 
 LATENCY_TITLE = "Table 1 (latency): time to reply per system"
 """Heading of the latency table in every report."""
@@ -25,21 +25,27 @@ def _md_table(head: list[str], rows: list[list[object]]) -> str:
     return "\n".join([*lines, *("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows)])
 
 
-def latency_markdown(replies: Mapping[str, Mapping[str, Any]]) -> str:
-    """The latency table as Markdown (empty when no reply has a latency record, e.g. a run of an older version)."""
-    rows = latency_rows(system_latency(replies))
-    return _md_table(LATENCY_HEAD, rows) if rows else ""
+def latency_text(replies: Mapping[str, Mapping[str, Any]]) -> str:
+    """The latency table for a terminal: one ``median / p90`` cell per field, within 120 columns (empty when no
+    reply has a latency record, e.g. a run of an older version)."""
+    from voxeval.report._terminal import text_table
+
+    head, rows = latency_table(system_latency(replies), compact=True)
+    if not rows:
+        return ""
+    note = "seconds, median / p90 over the replies; report.md has their 95% CIs"
+    return text_table(head, rows, numeric=(1, *range(3, len(head)))) + f"\n({note})"
 
 
 def latency_section(replies: Mapping[str, Mapping[str, Any]]) -> tuple[str, str]:
     """The latency table as (HTML, Markdown); both empty without latency records."""
-    rows = latency_rows(system_latency(replies))
+    head, rows = latency_table(system_latency(replies))
     if not rows:
         return "", ""
-    numeric = tuple(range(1, len(LATENCY_HEAD)))
-    html = f"<h3>{LATENCY_TITLE}</h3>" + table(LATENCY_HEAD, rows, numeric=numeric)
+    numeric = (1, *range(3, len(head)))
+    html = f"<h3>{LATENCY_TITLE}</h3>" + table(head, rows, numeric=numeric)
     html += f'<p class="meta">{esc(LATENCY_NOTE)}</p>'
-    md = f"\n## {LATENCY_TITLE}\n\n{_md_table(LATENCY_HEAD, rows)}\n\n{LATENCY_NOTE}\n"
+    md = f"\n## {LATENCY_TITLE}\n\n{_md_table(head, rows)}\n\n{LATENCY_NOTE}\n"
     return html, md
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from voxeval.io._keys import read_run_log
 from voxeval.report import _plots as plots
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._human import style_human
+from voxeval.report._ppi import PPI_HEAD, style_ppi_section
 from voxeval.report._stats import bootstrap_ci, paired_test
 
 
@@ -126,18 +128,49 @@ def _overall_rows(systems: dict[str, Any]) -> list[list[object]]:
     ]
 
 
-def _ability_figures(judged: dict[str, list[dict[str, Any]]]) -> list[str]:
-    figures = []
+@dataclass(frozen=True)
+class AbilityChart:
+    """One chart of a style report: the systems side by side on each ability of one VStyle category."""
+
+    category: str
+    """The category (``acoustic_attributes``, ``instruction``, …)."""
+    abilities: list[str]
+    """Its abilities that were judged, in VStyle's order."""
+    series: list[tuple[str, list[float | None], list[tuple[float, float] | None]]]
+    """Per system: its mean score on each ability (``None``: none judged ok) and the 95% bootstrap interval."""
+
+
+def ability_charts(judged: dict[str, list[dict[str, Any]]]) -> list[AbilityChart]:
+    """One chart per category that has ok judgements, with every system that has some in it (pure)."""
+    from voxeval.metrics._vstyle import TAXONOMY
+
+    scores: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for system, rows in judged.items():
-        means = defaultdict(list)
         for r in rows:
             if r["status"] == "ok" and r["score"] is not None:
-                means[r["ability"].split("/")[-1]].append(r["score"])
-        if means:
-            labels = sorted(means)
-            values = [sum(means[k]) / len(means[k]) for k in labels]
-            png = plots.bars(labels, values, f"{system}: mean score per ability", "score (1–5)")
-            figures.append(figure(png, f"{system} per ability"))
+                category, _, sub = r["ability"].rpartition("/")
+                scores[category][sub][system].append(float(r["score"]))
+    order = [*(c for c in TAXONOMY if c in scores), *sorted(c for c in scores if c not in TAXONOMY)]
+    charts = []
+    for category in order:
+        known = TAXONOMY.get(category, ())
+        subs = [s for s in known if s in scores[category]] + sorted(s for s in scores[category] if s not in known)
+        series = []
+        for system in (s for s in judged if any(s in scores[category][sub] for sub in subs)):
+            intervals = [bootstrap_ci(scores[category][sub][system]) for sub in subs]
+            means = [None if iv is None else iv.mean for iv in intervals]
+            series.append((system, means, [None if iv is None else (iv.low, iv.high) for iv in intervals]))
+        charts.append(AbilityChart(category, subs, series))
+    return charts
+
+
+def _ability_figures(judged: dict[str, list[dict[str, Any]]]) -> list[str]:
+    figures = []
+    for chart in ability_charts(judged):
+        name = chart.category or "abilities"
+        title = f"{name}: mean score per ability (95% CI)"
+        png = plots.grouped_bars(chart.abilities, chart.series, title, "score (1–5)")
+        figures.append(figure(png, f"{name}: the systems side by side on each ability"))
     return figures
 
 
@@ -268,12 +301,14 @@ def build_style_reports(
     agreement_html, agreement_md = _agreement(judged, human)
     human_here = style_human(run_dir, {r["key"]: r["score"] for rs in judged.values() for r in rs if _rated(r)})
     acoustic_html, acoustic_md = _acoustic_agreement(judged, human_here)
+    ppi_html, ppi_md, ppi_cells = style_ppi_section(run_dir, judged)
     sections = [
         "<h2>Style scores</h2>",
         table(OVERALL_HEAD, overall_rows),
         '<p class="meta">Weights: each VStyle category 0.25; inside acoustic attributes, composite 0.125 and '
         "the other six 0.125/6, renormalised over what was evaluated. Failed and not-measured items are "
         "excluded from means and counted in coverage.</p>",
+        ppi_html,
         latency_html,
         "<h2>Per ability</h2>",
         table(ability_head, ability_rows),
@@ -292,7 +327,7 @@ def build_style_reports(
     md = "\n\n".join(
         [
             "# voxeval style report",
-            markdown_table(OVERALL_HEAD, overall_rows),
+            markdown_table(OVERALL_HEAD, overall_rows) + ppi_md.rstrip("\n"),
             "## Per ability",
             markdown_table(ability_head, ability_rows),
             *acoustic_md,
@@ -301,5 +336,6 @@ def build_style_reports(
         ]
     )
     atomic_write_text(out["md"], md + "\n" + latency_md + agreement_md + usage_md)
-    _write_csv(out["csv"], [("overall", OVERALL_HEAD, overall_rows), ("ability", ability_head, ability_rows)])
+    tables = [("overall", OVERALL_HEAD, overall_rows), ("ability", ability_head, ability_rows)]
+    _write_csv(out["csv"], tables + ([("ppi", PPI_HEAD, ppi_cells)] if ppi_cells else []))
     return out

@@ -130,3 +130,21 @@ def measured_system_level(config: dict[str, Any]) -> tuple[dict[str, Any], str] 
         return None
     figures = {k: v for k, v in found[0].items() if isinstance(v, dict) and {"n", "wlcs", "wed"} <= set(v)}
     return (figures, found[1]) if figures else None
+
+
+LABEL_ADVICE = (
+    "Label 40 replies per system to remove the annotator's bias; expected interval ±0.07 (WLCS and WED). "
+    "Draw them with `voxeval label RUN --task da --sample 40`; the report then adds prediction-powered scores. "
+    "Measured on the annotator's validation splits (ja, en, zh; 9 reply styles as systems; "
+    "benchmarks/ppi_budget.py, docs/annotators.md): with 40 labelled replies per system the corrected WLCS had a "
+    "mean |bias| of 0.001 (the plain annotator's 0.065), a mean error of 0.016, and its 95% interval covered the "
+    "gold figure in at least 94.8% of draws; with 20, only 82% for a system whose replies are almost all perfect."
+)
+"""The trust section's labelling recommendation, from ``benchmarks/ppi_budget.py`` (recorded in docs/annotators.md)."""
+
+
+def label_advice() -> tuple[str, str]:
+    """The labelling recommendation as (HTML, Markdown)."""
+    from voxeval.report._html import esc
+
+    return f'<p class="meta">{esc(LABEL_ADVICE)}</p>', f"\n{LABEL_ADVICE}\n"

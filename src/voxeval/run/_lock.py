@@ -18,6 +18,11 @@ LOCK_NAME = ".voxeval.lock"
 class RunLock:
     """Held while a command writes into a run directory; released on exit (and by the OS if the process dies).
 
+    The holder removes the lock file when it exits, so a finished command leaves nothing beside its output. It
+    unlinks the file while it still holds the ``flock``, and a process that locks a file checks that the path still
+    names what it locked (else it was removed meanwhile and the process locks the new file): so a holder only ever
+    removes its own lock, and two processes never both hold one path.
+
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d, RunLock(Path(d)):
     ...     RunLock(Path(d)).__enter__()
@@ -34,15 +39,21 @@ class RunLock:
     def __enter__(self) -> RunLock:
         import fcntl
 
-        fd = self._open()
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
-            os.close(fd)
-            raise ConfigError(
-                f"{self.path.parent} is in use by {holder}; wait for it to finish, or use another --out"
-            ) from None
+        while True:
+            fd = self._open()
+            if fd is None:  # a folder this process cannot write: nothing to lock (see _open)
+                return self
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+                os.close(fd)
+                raise ConfigError(
+                    f"{self.path.parent} is in use by {holder}; wait for it to finish, or use another --out"
+                ) from None
+            if self._names(fd):
+                break
+            os.close(fd)  # its holder removed this file between our open and flock: lock the path's new file
         self._fd = fd
         if self._writable:
             try:
@@ -53,9 +64,11 @@ class RunLock:
                 raise OutputError(self.path, exc) from exc
         return self
 
-    def _open(self) -> int:
-        """The lock file, for writing; on a read-only folder an existing one for reading (nothing can write there,
-        and a finished run's rerun writes nothing). Anything else raises :class:`OutputError`."""
+    def _open(self) -> int | None:
+        """The lock file, for writing; on a read-only folder an existing one for reading, or ``None`` when there is
+        none (the holder that wrote the folder removed it): nothing can write there, and a finished run's rerun
+        writes nothing (an unfinished one stops at its first write, naming the file). Anything else raises
+        :class:`OutputError`."""
         self._writable = True
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -64,12 +77,29 @@ class RunLock:
             if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and self.path.is_file():
                 self._writable = False
                 return os.open(self.path, os.O_RDONLY)
+            if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and self.path.parent.is_dir():
+                return None
             raise OutputError(self.path, exc) from exc
+
+    def _names(self, fd: int) -> bool:
+        """Whether the lock path still names the open file ``fd``."""
+        try:
+            here, held = os.stat(self.path), os.fstat(fd)
+        except FileNotFoundError:
+            return False
+        return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self._fd is not None:
             if self._writable:
-                with contextlib.suppress(OSError):  # a full disk must not hide the error that stopped the run
+                # Removed while still held (see the class docstring), on a clean exit and after an error alike: the
+                # output's own files are closed by now. A lock file that cannot be removed (a folder made read-only
+                # meanwhile, a full disk) is only left behind: it must not hide the error that stopped the command,
+                # and the next holder reuses it.
+                with contextlib.suppress(OSError):
+                    if self._names(self._fd):
+                        os.unlink(self.path)
+                with contextlib.suppress(OSError):
                     os.ftruncate(self._fd, 0)
             os.close(self._fd)  # closing releases the flock
             self._fd = None

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxeval.data import GoldSample, Prediction, atomic_write_json, atomic_write_jsonl, atomic_write_text
 from voxeval.errors import InputError, Location
 from voxeval.metrics import SampleScore, Summary, score_sample, summarise
-from voxeval.report import Representative, TableRow, render_markdown, representatives
+
+if TYPE_CHECKING:  # the report builder is imported where a report is written: run/ is read without it (label/)
+    from voxeval.report import Representative, TableRow
 
 
 @dataclass(frozen=True)
@@ -68,11 +70,15 @@ def score_predictions(
 
 def table_row(scored: ScoredSet) -> TableRow:
     """The Table 1 row of a scored set."""
+    from voxeval.report import TableRow
+
     return TableRow(scored.dataset, scored.system, scored.summary, scored.content.summary if scored.content else None)
 
 
 def scored_representatives(scored: ScoredSet) -> list[Representative]:
     """Table 2's rows for a scored set."""
+    from voxeval.report import representatives
+
     return representatives(scored.scores, {g.id: g for g in scored.gold}, scored.predictions, scored.system)
 
 
@@ -99,5 +105,7 @@ def write_score_outputs(out_dir: Path, sets: Sequence[ScoredSet], *, markdown: b
     atomic_write_json(out_dir / "summary.json", summary)
     if not markdown:
         return
+    from voxeval.report import render_markdown
+
     reps = [r for s in sets for r in scored_representatives(s)]
     atomic_write_text(out_dir / "report.md", render_markdown([table_row(s) for s in sets], reps))

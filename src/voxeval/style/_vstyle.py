@@ -17,7 +17,6 @@ from typing import Any
 
 from voxeval.data import read_jsonl, resolve_inside
 from voxeval.errors import InputError, Location
-from voxeval.metrics._vstyle import ABILITIES
 from voxeval.style._requirements import parse_requirements
 from voxeval.style._task import read_task, style_text
 from voxeval.style._types import StyleItem
@@ -59,6 +58,9 @@ def _identifier(row: dict[str, Any], name: str, where: Location) -> str:
 
 
 def _ability(row: dict[str, Any], where: Location) -> str:
+    # Imported here: voxeval.metrics._vstyle imports voxeval.style (its Judgement type), which imports this module.
+    from voxeval.metrics._vstyle import ABILITIES
+
     ability = _text(row, "ability", where)
     if ability not in ABILITIES:
         raise InputError(where.child("ability"), f"unknown ability {ability!r}; VStyle's are: {', '.join(ABILITIES)}")
