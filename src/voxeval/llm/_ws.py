@@ -27,8 +27,9 @@ from voxeval.llm._types import ProviderError
 MAX_MESSAGE_BYTES = 8 << 20
 """Largest server message accepted (an audio delta of a few seconds is ~100 KB); larger ones close the session."""
 MAX_SESSION_BYTES = 128 << 20
-"""Most bytes one session may receive in all messages (the longest reply's audio, 55 MiB of PCM, is 73 MiB as
-base64); past it the session fails with a non-retried ``bad_response``."""
+"""Most one session may receive in all messages, in bytes (characters of text frames: base64 and JSON are ASCII);
+the longest reply's audio, 55 MiB of PCM, is 73 MiB as base64. Past it the session fails (``bad_response``, not
+retried)."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ class WsSession:
         self._connection = connection
         self._secrets = secrets
         self.received = 0
-        """Bytes received so far."""
+        """Bytes (characters of text frames) received so far."""
         self.where = where
         self.timeouts = timeouts
         self._deadline = deadline
