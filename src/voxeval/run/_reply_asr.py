@@ -44,6 +44,25 @@ Clip = tuple[dict[str, Any], Path]
 """A reply to transcribe: its row's identifying fields and its audio file."""
 
 
+def clip_bytes(path: Path) -> bytes:
+    """A reply's audio as the engine may take it: a regular file within the audio size limit whose header declares
+    at most ``$VOXEVAL_MAX_AUDIO_SECONDS`` (10 minutes), checked before any sample is decoded. An ASR engine decodes
+    and resamples the whole clip: a 26 MB WAV declaring 100 Hz (36.7 hours) once grew to 23.9 GB.
+    """
+    from voxeval.errors import InputError
+    from voxeval.run._latency import audio_seconds
+    from voxeval.speech.audio import audio_limits, read_audio_file
+    from voxeval.speech.audio._audio import MAX_SECONDS_ENV
+
+    where, limits = Location(str(path)), audio_limits()
+    wav = read_audio_file(path, where, limits)
+    seconds = audio_seconds(wav)
+    if seconds is not None and seconds > limits.max_seconds:
+        message = f"reply audio lasts {seconds:.1f} s, over the {limits.max_seconds:g} s the reply ASR takes"
+        raise InputError(where, f"{message} (set {MAX_SECONDS_ENV} to change it)")
+    return wav
+
+
 @dataclass
 class ReplyASRWorker:
     """Transcribes a batch of replies' audio in one language; payload ``(clips, language)``.
@@ -73,7 +92,7 @@ class ReplyASRWorker:
         clips, language = payload
         assert self.engine is not None, "setup() was not called"
         try:
-            heard = self.engine.transcribe_batch([path.read_bytes() for _, path in clips], language)
+            heard = self.engine.transcribe_batch([clip_bytes(path) for _, path in clips], language)
             if len(heard) != len(clips):
                 raise RuntimeError(f"{self.spec} returned {len(heard)} transcripts for {len(clips)} clips")
         except Exception:  # isolated below: every clip is recorded with its own outcome
@@ -82,7 +101,7 @@ class ReplyASRWorker:
 
     def _one(self, fields: dict[str, Any], path: Path, language: str | None) -> Row:
         try:
-            return self._row(fields, self.engine.transcribe(path.read_bytes(), language).text)
+            return self._row(fields, self.engine.transcribe(clip_bytes(path), language).text)
         except Exception as exc:  # recorded as this clip's failure, listed in the report, retried on request
             return {**fields, "status": "failed", "error": describe_error(exc), "asr": self.engine.name}
 
