@@ -22,7 +22,7 @@ from voxeval.run._annotations import AnnotateWorker
 from voxeval.run._dialogue_replies import HISTORIES, HistoryCondition, conditioned_name, dialogue_replies
 from voxeval.run._executor import Row, Task
 from voxeval.run._inputs import check_dataset_audio, dataset_input_items
-from voxeval.run._keys import check_run_row, reply_key
+from voxeval.run._keys import check_run_row, read_run_log, reply_key
 from voxeval.run._replies import HistoryRef, ReplyItem
 from voxeval.run._stage import Stage, run_stage
 from voxeval.systems import SpokenDialogueSystem
@@ -264,8 +264,11 @@ class DialoguesBenchmark:
     def table(self, summary: Any, run_dir: Path) -> str:
         """The conditions side by side, context gain and drift."""
         from voxeval.report._dialogues import dialogues_markdown
+        from voxeval.report._speech import LATENCY_TITLE, latency_text
 
-        return dialogues_markdown(summary.to_json())
+        text = dialogues_markdown(summary.to_json())
+        latency = latency_text(read_run_log(run_dir / "replies.jsonl"))
+        return text + (f"\n\n{LATENCY_TITLE} (per turn)\n\n{latency}" if latency else "")
 
     def dry_run(self, settings: RunSettings, plan: Plan, run_dir: Path) -> dict[str, Any]:
         """What the run would ask for, calling nothing."""
@@ -296,7 +299,7 @@ class DialoguesBenchmark:
 
         summary, chats = load_dialogue_run(run_dir)
         views = {view: {d: [asdict(t) for t in turns] for d, turns in ds.items()} for view, ds in chats.items()}
-        return write_dialogue_reports(run_dir, summary.to_json(), views)
+        return write_dialogue_reports(run_dir, summary.to_json(), views, read_run_log(run_dir / "replies.jsonl"))
 
 
 def _language_of(spec: str) -> str:
