@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from typing import Any
 
@@ -20,6 +21,10 @@ DEFAULTS = {
 """The offline default parts: faster-whisper base → local Qwen2.5 1.5B (llama.cpp) → the sample language's reply
 voice (``LANGUAGES[...].style_tts``: pyopenjtalk-plus for Japanese). ``language=auto`` follows each turn's language
 (the dataset's) for recognition, the prompt and the voice; ``language=ja|en|zh`` fixes it."""
+
+
+HEARD_CACHE = 256
+"""Transcripts of dialogue turns a cascade keeps (the earlier turns of the dialogues in flight)."""
 
 
 def parse_cascade_options(rest: str) -> dict[str, str]:
@@ -68,6 +73,7 @@ class CascadeSystem:
         if options["language"] != "auto" and options["language"] not in LANGUAGES:
             raise ConfigError(f"cascade language={options['language']}: expected auto or one of {', '.join(LANGUAGES)}")
         self._tts: dict[str, Any] = {}  # by language, built on first use
+        self._heard: dict[str, str] = {}  # transcripts of dialogue turns by audio hash (see _hear)
         self._templates = {lang: load_prompt(for_language("da/cascade_user.v1", lang)) for lang in LANGUAGES}
         if options["tts"] not in ("none", "auto"):
             self._voice("ja")  # a fixed engine is built (and its spec checked) at once
@@ -169,8 +175,17 @@ class CascadeSystem:
         clips = [a for a in audio if a is not None]
         if len(clips) == 1:
             return [(await asyncio.to_thread(self._asr.transcribe, clips[0], language)).text]
-        heard = await asyncio.to_thread(self._asr.transcribe_batch, clips, language)
-        return [h.text for h in heard]
+        # A dialogue's earlier user turns were heard when they were answered: their transcripts are kept by the
+        # audio's hash (bounded), so turn k costs one recognition, not k.
+        keys = [hashlib.sha256(clip).hexdigest() + language for clip in clips]
+        missing = [i for i, key in enumerate(keys) if key not in self._heard]
+        if missing:
+            heard = await asyncio.to_thread(self._asr.transcribe_batch, [clips[i] for i in missing], language)
+            for i, transcript in zip(missing, heard, strict=True):
+                self._heard[keys[i]] = transcript.text
+            while len(self._heard) > HEARD_CACHE:
+                self._heard.pop(next(iter(self._heard)))
+        return [self._heard[key] for key in keys]
 
     def _speak(self, text: str, language: str) -> bytes:
         from voxeval.speech.audio import to_input_format
