@@ -1,10 +1,11 @@
 """Issue 40 (hostile world, round three), the session layer: classes A (reply bounds), B (secrets on disk), F (errors
 that escaped classification), G (events of another response) and the cache of replies a run cannot keep.
 
-Each class is fixed at one boundary: every reply is bounded by :class:`voxeval.llm._collect.ReplyCollector` and
-:func:`voxeval.llm._session.checked_result`; every server message passes :func:`voxeval.llm._ws.decode_message`
-(JSON objects, nesting, the key redacted); handshakes never follow redirects; spec URLs never carry credentials;
-the request caches store only :func:`voxeval.llm._cache.storable` text. The mock plays the hostile server
+Each class is fixed at one boundary: every reply is bounded by
+:class:`voxeval.llm.sessions._collect.ReplyCollector` and :func:`voxeval.llm.sessions._session.checked_result`; every
+server message passes :func:`voxeval.llm.sessions._ws.decode_message` (JSON objects, nesting, the key redacted);
+handshakes never follow redirects; spec URLs never carry credentials; the request caches store only
+:func:`voxeval.llm._cache.storable` text. The mock plays the hostile server
 (:class:`voxeval.testing.realtime.Hostility`). docs/reliability.md lists each case.
 """
 
@@ -38,7 +39,7 @@ from voxeval.llm import (
     set_request_cache,
 )
 from voxeval.llm._http import HttpReply
-from voxeval.llm._ws import decode_message
+from voxeval.llm.sessions._ws import decode_message
 from voxeval.run._reply_asr import ReplyASRWorker
 from voxeval.speech.asr import Transcript
 from voxeval.testing.realtime import Hostility, MockReply, RealtimeMockServer, tone
@@ -98,7 +99,7 @@ def test_a_speech_rate_is_taken_as_declared(rate: int) -> None:
 
 @pytest.mark.parametrize("rate", [8000, 24_000, 48_000])
 def test_reply_audio_over_the_duration_cap_is_refused_at_every_rate(rate: int, monkeypatch) -> None:
-    monkeypatch.setattr("voxeval.llm._collect.MAX_REPLY_AUDIO_SECONDS", 0.1)  # the mock speaks 0.15 s to 1.8 s
+    monkeypatch.setattr("voxeval.llm.sessions._collect.MAX_REPLY_AUDIO_SECONDS", 0.1)  # the mock speaks 0.15 s to 1.8 s
     with RealtimeMockServer(hostility=Hostility(audio_rate=str(rate))) as srv:
         built, error = ask(srv, "gemini")
     assert isinstance(error, ProviderError) and "runs over 0.1 s: refused" in error.message
@@ -107,7 +108,7 @@ def test_reply_audio_over_the_duration_cap_is_refused_at_every_rate(rate: int, m
 
 @pytest.mark.parametrize("provider", ["openai", "gemini"])
 def test_a_session_receiving_more_than_its_byte_budget_is_refused(provider: str, monkeypatch) -> None:
-    monkeypatch.setattr("voxeval.llm._ws.MAX_SESSION_BYTES", 4000)
+    monkeypatch.setattr("voxeval.llm.sessions._ws.MAX_SESSION_BYTES", 4000)
     with RealtimeMockServer() as srv:
         built, error = ask(srv, provider)
     assert isinstance(error, ProviderError) and "more than 4000 bytes in one session" in error.message

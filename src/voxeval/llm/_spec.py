@@ -18,10 +18,10 @@ from typing import Any
 
 from voxeval.errors import ConfigError
 from voxeval.llm._cache import cached, request_cache
-from voxeval.llm._gemini import GEMINI_KEY_ENVS
-from voxeval.llm._openai import COMPAT_KEY_ENV, OPENAI_KEY_ENV
-from voxeval.llm._profiles import REASONING_EFFORTS
 from voxeval.llm._provider import ChatModel, ProviderOptions, providers
+from voxeval.llm.chat._gemini import GEMINI_KEY_ENVS
+from voxeval.llm.chat._openai import COMPAT_KEY_ENV, OPENAI_KEY_ENV
+from voxeval.llm.chat._profiles import REASONING_EFFORTS
 
 _PROVIDER = re.compile(r"[a-z][a-z0-9_-]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

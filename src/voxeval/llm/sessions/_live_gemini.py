@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from voxeval.llm._collect import ReplyCollector, malformed
-from voxeval.llm._session import SessionInput, SessionResult
 from voxeval.llm._types import ProviderError, Usage
-from voxeval.llm._ws import WsSession
+from voxeval.llm.sessions._collect import ReplyCollector, malformed
+from voxeval.llm.sessions._session import SessionInput, SessionResult
+from voxeval.llm.sessions._ws import WsSession
 
 LIVE_URL = "wss://generativelanguage.googleapis.com/ws/google.ai.generativelanguage.{version}.GenerativeService.BidiGenerateContent"
 """Default endpoint of ``live:gemini:`` (``{version}``: ``v1beta`` unless ``api_version`` says otherwise)."""

@@ -13,14 +13,14 @@ from typing import Any
 
 from voxeval.errors import ConfigError
 from voxeval.llm._cache import request_cache
-from voxeval.llm._gemini import GEMINI_KEY_ENVS
-from voxeval.llm._live_gemini import LIVE_URL, GeminiLive, LiveSettings
-from voxeval.llm._openai import OPENAI_KEY_ENV
 from voxeval.llm._provider import api_key
-from voxeval.llm._realtime_openai import REALTIME_URL, OpenAIRealtime, RealtimeSettings
-from voxeval.llm._session import SessionModel, SessionOptions
 from voxeval.llm._spec import convert_option, number_option, refuse_credentials
-from voxeval.llm._ws import SessionTimeouts
+from voxeval.llm.chat._gemini import GEMINI_KEY_ENVS
+from voxeval.llm.chat._openai import OPENAI_KEY_ENV
+from voxeval.llm.sessions._live_gemini import LIVE_URL, GeminiLive, LiveSettings
+from voxeval.llm.sessions._realtime_openai import REALTIME_URL, OpenAIRealtime, RealtimeSettings
+from voxeval.llm.sessions._session import SessionModel, SessionOptions
+from voxeval.llm.sessions._ws import SessionTimeouts
 
 _WS_AT = re.compile(r"@(?=wss?://)")
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from voxeval.llm._collect import ReplyCollector, malformed
-from voxeval.llm._session import SessionInput, SessionResult
 from voxeval.llm._types import ProviderError, Usage
-from voxeval.llm._ws import WsSession
+from voxeval.llm.sessions._collect import ReplyCollector, malformed
+from voxeval.llm.sessions._session import SessionInput, SessionResult
+from voxeval.llm.sessions._ws import WsSession
 
 REALTIME_URL = "wss://api.openai.com/v1/realtime"
 """Default endpoint of ``realtime:openai:``; the model goes in the ``model`` query parameter."""

@@ -7,7 +7,7 @@ a failed attempt is never part of a reply.
 
 Every result passes :func:`checked_result` before it is returned or cached, and again when read back from the
 cache (a file anyone could edit): its strings redacted of the key and bounded, its numbers checked as numbers, its
-audio within the reply bounds of :class:`~voxeval.llm._collect.ReplyCollector`, its text UTF-8. Text the cache
+audio within the reply bounds of :class:`~voxeval.llm.sessions._collect.ReplyCollector`, its text UTF-8. Text the cache
 cannot hold whole (:func:`~voxeval.llm._cache.storable`) is never cached.
 """
 
@@ -25,12 +25,12 @@ from typing import Any, Protocol
 
 from voxeval.io import atomic_write_text
 from voxeval.llm._cache import RequestCache, checked_usage, storable
-from voxeval.llm._collect import MAX_REPLY_AUDIO_SECONDS, MAX_REPLY_TEXT_CHARS, checked_rate
 from voxeval.llm._http import redact, redact_error
 from voxeval.llm._limits import Limiter
 from voxeval.llm._retry import RetryPolicy, with_retries
 from voxeval.llm._types import ProviderError, Usage
-from voxeval.llm._ws import SessionTimeouts, WsSession, open_session
+from voxeval.llm.sessions._collect import MAX_REPLY_AUDIO_SECONDS, MAX_REPLY_TEXT_CHARS, checked_rate
+from voxeval.llm.sessions._ws import SessionTimeouts, WsSession, open_session
 
 SESSION_CACHE_FORMAT = 1
 """Bumped when the key recipe or the entry layout of cached sessions changes."""
