@@ -16,7 +16,6 @@ from typing import Any
 from voxeval.annotate import AnnotationInput, Reference
 from voxeval.data import Dataset, Dialogue, builtin_path, load_dialogues, turn_samples
 from voxeval.errors import ConfigError, InputError, Location
-from voxeval.languages import LANGUAGES
 from voxeval.run import Plan, RunRequest, RunSettings, StageRun
 from voxeval.run._annotations import AnnotateWorker
 from voxeval.run._dialogue_replies import HISTORIES, HistoryCondition, conditioned_name, dialogue_replies
@@ -205,30 +204,14 @@ class DialoguesBenchmark:
     def settings(self, request: RunRequest) -> RunSettings:
         """Settings with the Appendix B prompts and input voice of the sets' language; all three conditions by
         default."""
-        from voxeval.benchmark._da import reply_settings
-        from voxeval.systems import default_prompts
+        from voxeval.benchmark._da import annotated_settings
 
         datasets = request.datasets or (DEFAULT_DATASET,)
         languages = {_language_of(spec) for spec in datasets}
         if len(languages) != 1:
             raise ConfigError(f"dialogue sets in several languages ({', '.join(sorted(languages))}): run each alone")
-        language = languages.pop()
-        system_prompt, user_prompt = default_prompts(language)
-        reply_text, reply_asr = reply_settings(request)
-        return RunSettings(
-            benchmark=self.name,
-            datasets=datasets,
-            systems=request.systems,
-            annotator=request.annotator,
-            tts=request.tts or LANGUAGES[language].tts or "auto",
-            split=request.split,
-            system_prompt=request.system_prompt if request.system_prompt is not None else system_prompt,
-            user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,
-            reply_text=reply_text,
-            reply_asr=reply_asr,
-            reference_aware=request.reference_aware,
-            history=tuple(h for h in HISTORIES if h in (request.history or HISTORIES)),
-        )
+        history = tuple(h for h in HISTORIES if h in (request.history or HISTORIES))
+        return annotated_settings(self.name, request, datasets, languages.pop(), history=history)
 
     def plan(self, settings: RunSettings, limit: int | None) -> Plan:
         """The dialogue sets (split, first ``limit`` dialogues each); audio files checked before anything runs."""
