@@ -34,6 +34,10 @@ class Transcript:
     """Duration of the speech the engine decoded (after its VAD, when it has one)."""
     words: tuple[Word, ...] = ()
     """Word time spans, when the engine aligns words (Whisper: cross-attention alignment); empty otherwise."""
+    looped: str | None = None
+    """The repetition-loop symptom the text still shows after the engine's recovery (``compression``, ``repeat``,
+    ``rate``: :func:`voxeval.speech.asr.loop_symptom`); ``None`` when it shows none. A looped transcript is not
+    what was said: callers exclude it (and say so) rather than score it."""
 
 
 class ASREngine(Protocol):
