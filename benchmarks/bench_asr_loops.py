@@ -8,7 +8,8 @@ Both decode paths of :class:`~voxeval.speech.asr.WhisperASR` run on every clip, 
 - ``short``: the batched short-clip decode; ``looped_first`` counts clips whose short decode looped (a loop symptom
   or the token budget spent), which the engine then redoes on the full window;
 - ``full``: the full-window decode; ``looped_first`` counts first decodes with a loop symptom, ``recovered`` those
-  the guard's recovery (``RECOVERY`` in ``_whisper.py``) undid, ``marked`` those returned with ``looped`` set.
+  the guard's recovery (``RECOVERY`` in ``_whisper.py``) undid, ``marked`` those returned with ``looped`` set;
+  ``examples`` the clips that looped, with the number of recovery decodes they took and what was finally heard.
 
 Times are CPU seconds (both threads; steadier than wall time on a shared machine): ``first_cpu_s`` the first
 decodes, ``extra_cpu_s`` the recovery decodes. Prints one JSON line per path and per language, then the totals.
@@ -103,7 +104,9 @@ def measure(items: list[dict[str, Any]], asr: WhisperASR) -> list[dict[str, Any]
             recovered += attempts > 0 and heard.looped is None
             marked += heard.looped is not None
             if attempts:
-                examples.append({"tail": clip["tail"], "heard": heard.text[:60], "looped": heard.looped})
+                examples.append(
+                    {"tail": clip["tail"], "attempts": attempts, "heard": heard.text[:60], "looped": heard.looped}
+                )
             assert heard.looped or loop_symptom(heard.text, heard.language, secs) is None
         rows.append({"path": "full", "language": language, "clips": len(mine), "looped_first": first,
                      "recovered": recovered, "marked": marked, "first_cpu_s": round(timed.first, 1),

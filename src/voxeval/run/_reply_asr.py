@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from voxeval.data import resolve_inside
 from voxeval.errors import Location
@@ -26,6 +26,9 @@ from voxeval.run._executor import Row, Task
 from voxeval.run._keys import check_run_row, read_run_log
 from voxeval.run._outcomes import classify_text, max_reply_bytes
 from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
+
+if TYPE_CHECKING:
+    from voxeval.speech.asr import Transcript
 
 ReplyText = Literal["speech", "model"]
 """Which channel of a reply is annotated: the ASR transcript of its audio, or the model's own text."""
@@ -105,11 +108,10 @@ class ReplyASRWorker:
         except Exception as exc:  # recorded as this clip's failure, listed in the report, retried on request
             return {**fields, "status": "failed", "error": describe_error(exc), "asr": self.engine.name}
 
-    def _row(self, fields: dict[str, Any], heard: Any) -> Row:
+    def _row(self, fields: dict[str, Any], heard: Transcript) -> Row:
         """An ``ok`` row; a transcript that still loops keeps its symptom in ``looped`` (:func:`scored_reply`)."""
-        looped = getattr(heard, "looped", None)
         row = {**fields, "status": "ok", "text": heard.text.strip(), "asr": self.engine.name}
-        return {**row, "looped": looped} if looped else row
+        return {**row, "looped": heard.looped} if heard.looped else row
 
 
 def _pending(log: Path, retry_failed: bool) -> Callable[[str], bool]:

@@ -74,6 +74,14 @@ def test_no_dataset_sentence_flags() -> None:
     assert not flagged
 
 
+@pytest.mark.parametrize("name", ["ja-assistant", "zh-assistant", "en-assistant"])
+def test_a_long_reply_never_flags(name: str) -> None:
+    """Every reply of a dataset joined (tens of minutes of speech): long texts compress well without looping."""
+    data = resolve_dataset(name)
+    text = (" " if data.language == "en" else "").join(s.output_text for s in data.samples)
+    assert loop_symptom(text, data.language, speech_units(text, data.language) / NORMAL_RATE[data.language]) is None
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from(SENTENCES), min_size=2, max_size=4, unique=True), st.booleans())
 def test_a_reply_of_several_dataset_sentences_never_flags(picked: list[tuple[str, str]], spaced: bool) -> None:

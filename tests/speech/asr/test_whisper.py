@@ -123,10 +123,10 @@ class LoopingWhisper:
 
     def transcribe(self, audio: Any, **kwargs: Any) -> tuple[Any, Any]:
         self.transcribe_calls += 1
-        segments, info = self._real.transcribe(audio, **kwargs)
         if self.transcribe_calls > 1:
-            return segments, info
-        return [SimpleNamespace(text=s.text + LOOP, words=s.words) for s in segments], info
+            return self._real.transcribe(audio, **kwargs)
+        info = SimpleNamespace(language=kwargs["language"], language_probability=1.0, duration=len(audio) / 16000)
+        return [SimpleNamespace(text=TEXTS[0] + LOOP, words=[])], info  # what issue 39's CPU heard
 
 
 def test_a_decoder_that_loops_on_both_paths_is_recovered_not_returned(asr, clips) -> None:

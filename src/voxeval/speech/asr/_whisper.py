@@ -18,7 +18,7 @@ from typing import Any
 
 from voxeval.errors import MissingDependencyError
 from voxeval.paths import cache_dir, join_parts
-from voxeval.speech.asr._loop import MAX_CHAR_RUN, MAX_COMPRESSION, MAX_RATE, MAX_WORD_RATE, loop_symptom
+from voxeval.speech.asr._loop import loop_symptom, thresholds
 from voxeval.speech.asr._protocol import Transcript, Word, asr_engines
 from voxeval.speech.asr._short import (
     HOP,
@@ -66,6 +66,7 @@ log-probability thresholds fail). Measured in docs/speech.md."""
 RECOVERY_SEED = 0
 """Random seed set before every full-window decode, so a sampled fallback gives the same text every run."""
 PAD = int(SPEECH_PAD_S * SAMPLE_RATE)
+"""Samples kept around the VAD speech in a trimmed recovery decode."""
 
 
 def whisper_base_dir() -> Path:
@@ -91,7 +92,9 @@ class WhisperASR:
     Short clips (speech ≤ ``SHORT_MAX_S``) are trimmed to speech by Silero VAD, encoded in a window sized to the
     speech (not Whisper's fixed 30 s), batched by window length, language-identified on that same encoder output
     only when the language is not given, and decoded with a token budget; a decode that loops is redone on the full
-    window. Long clips and clips where VAD hears nothing take faster-whisper's regular path.
+    window. Long clips and clips where VAD hears nothing take faster-whisper's regular path. A full-window decode
+    that loops (:func:`~voxeval.speech.asr._loop.loop_symptom`) is redone as :data:`RECOVERY` says; one that still
+    loops is returned with ``Transcript.looped`` set, never as if it were what was said.
     """
 
     name = "whisper-base"
@@ -167,12 +170,7 @@ class WhisperASR:
                 "vad": "silero (faster-whisper)",
             },
             "loop_guard": {
-                "detect": {
-                    "max_compression": MAX_COMPRESSION,
-                    "max_char_run": MAX_CHAR_RUN,
-                    "max_chars_per_s": MAX_RATE,
-                    "max_words_per_s": MAX_WORD_RATE,
-                },
+                "detect": thresholds(),
                 "short_loop": "redone on the full window",
                 "full_loop": [{"trimmed_to_speech": trim, **options} for trim, options in RECOVERY],
                 "seed": RECOVERY_SEED,
