@@ -57,7 +57,7 @@ def _sentences() -> list[tuple[str, str]]:
     for name in ("ja-assistant", "ja-probe", "en-assistant", "zh-assistant"):
         data = resolve_dataset(name)
         out += [(t, data.language) for s in data.samples for t in (s.input_text, s.output_text)]
-    return out
+    return sorted(set(out))  # distinct: one sentence said twice in a row is a loop symptom
 
 
 SENTENCES = _sentences()

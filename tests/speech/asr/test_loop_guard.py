@@ -24,6 +24,7 @@ LOOPS = [
     "Okay, the timer is set. the the the the the the",
     "抱歉,我愛了這條,林留帕的帕林,我愛了這條,林留帕的帕林,我愛了這條,",
 ]
+LOOP_IDS = ["issue-39", "ha-ha", "the-the", "zh-clause"]
 SPEECH = [(8_000, 40_000)]
 """VAD speech of the fake 3 s clip: 0.5–2.5 s."""
 
@@ -47,7 +48,7 @@ class FakeWhisper:
 AUDIO = np.zeros(48_000, dtype=np.float32)
 
 
-@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("loop", LOOPS, ids=LOOP_IDS)
 def test_a_loop_is_decoded_again_and_the_clean_text_returned(loop: str) -> None:
     model = FakeWhisper(loop, CLEAN)
     heard, extra = decode_guarded(model, AUDIO, "ja", SPEECH)
@@ -58,7 +59,7 @@ def test_a_loop_is_decoded_again_and_the_clean_text_returned(loop: str) -> None:
     assert model.calls[0]["temperature"] == 0.0  # the first decode is the plain one
 
 
-@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("loop", LOOPS, ids=LOOP_IDS)
 def test_a_loop_every_recovery_repeats_is_returned_marked(loop: str) -> None:
     model = FakeWhisper(loop)
     heard = _decode_full(model, AUDIO, "ja", SPEECH)
