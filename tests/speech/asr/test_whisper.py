@@ -143,6 +143,9 @@ def test_a_decoder_that_loops_on_both_paths_is_recovered_not_returned(asr, clips
 TAILED = {"ja": (TEXTS[0], "pyopenjtalk"), "en": ("Your three minute timer has started.", "espeak-ng:en-us"),
           "zh": ("三分钟计时器已经开始。", "espeak-ng:cmn-latn-pinyin")}  # fmt: skip
 TAILS = (("silence", 0.5), ("noise", 2.0), ("music", 5.0))
+FULL_TAIL = {"ja": 2, "en": 1, "zh": 0}
+"""The tail each language's clip is also decoded on the full window with (every kind once; the issue's clip with
+no added tail is decoded on the full window by the first test)."""
 
 
 @pytest.fixture(scope="module")
@@ -176,11 +179,11 @@ def test_speech_then_silence_noise_or_music_never_gives_an_unmarked_loop(asr, ta
     from voxeval.speech.asr._whisper import _decode_full
 
     model = asr._load()
-    for i, (language, audios) in enumerate(tailed.items()):
+    for language, audios in tailed.items():
         wavs = [encode_wav((a * 32767).astype(np.int16), 16000) for a in audios]
         short = asr.transcribe_batch(wavs, language)
-        full = _decode_full(model, audios[i % len(audios)], language)
-        for heard, audio in [*zip(short, audios, strict=True), (full, audios[i % len(audios)])]:
+        full = _decode_full(model, audios[FULL_TAIL[language]], language)
+        for heard, audio in [*zip(short, audios, strict=True), (full, audios[FULL_TAIL[language]])]:
             assert unmarked_loop(heard, audio) is None, (language, heard.text)
         if language == "ja":  # pyopenjtalk is clear speech: what was heard is what was said
             assert all(cer(TAILED["ja"][0], h.text) <= 0.3 for h in [*short, full] if not h.looped), short
