@@ -8,19 +8,27 @@ from typing import Any
 import pytest
 
 from voxeval.speech.asr import Transcript
-from voxeval.systems import SystemFailure, Turn, default_prompts
+from voxeval.systems import Said, SystemFailure, Turn, default_prompts
 from voxeval.systems._cascade import CascadeSystem, parse_cascade_options
 from voxeval.systems._style_cascade import StyleCascade
 from voxeval.testing.mockserver import MockServer, sine_wav
 
+LOOPING = sine_wav(0.2)
+"""The clip the fake ASR hears as a loop (any other clip is heard cleanly)."""
+
 
 class LoopingASR:
-    """Hears a loop its recovery could not undo."""
+    """Hears :data:`LOOPING` as a loop its recovery could not undo."""
 
     name = "looping"
 
     def transcribe(self, wav: bytes, language: str | None = None) -> Transcript:
+        if wav != LOOPING:
+            return Transcript("タイマー", language or "ja")
         return Transcript("タイマーを" + "ぁ" * 40, language or "ja", looped="compression")
+
+    def transcribe_batch(self, wavs: list[bytes], language: str | None = None) -> list[Transcript]:
+        return [self.transcribe(w, language) for w in wavs]
 
     def describe(self) -> dict[str, Any]:
         return {"asr": self.name}
@@ -29,7 +37,7 @@ class LoopingASR:
 @pytest.mark.parametrize("kind", ["cascade", "style"])
 def test_a_looped_input_transcript_fails_the_turn(kind: str) -> None:
     system, user = default_prompts("ja")
-    turn = Turn("t", sine_wav(0.1), system, user, reference_text="タイマー", language="ja")
+    turn = Turn("t", LOOPING, system, user, reference_text="タイマー", language="ja")
     with MockServer(lambda endpoint, request: "答え") as server:
         llm = f"openai-compat:m@{server.openai_base_url}?max_retries=0"
         cascade: Any = (
@@ -41,3 +49,18 @@ def test_a_looped_input_transcript_fails_the_turn(kind: str) -> None:
         with pytest.raises(SystemFailure, match=r"still loops \(compression\)"):
             asyncio.run(cascade.respond(turn))
         assert server.requests == []  # the LLM never saw the loop
+
+
+def test_a_looped_earlier_user_turn_fails_the_dialogue_turn() -> None:
+    """The cascade hears a dialogue's earlier user turns too: a loop there is not fed to the LLM as history."""
+    system, user = default_prompts("ja")
+    history = (Said("user", "タイマー", LOOPING), Said("assistant", "はい。"))
+    turn = Turn("t2", sine_wav(0.1), system, user, reference_text="止めて", language="ja", history=history)
+    with MockServer(lambda endpoint, request: "答え") as server:
+        cascade = CascadeSystem(
+            parse_cascade_options(f"asr=oracle,llm=openai-compat:m@{server.openai_base_url}?max_retries=0,tts=none")
+        )
+        cascade._asr = LoopingASR()
+        with pytest.raises(SystemFailure, match=r"an earlier user turn still loops \(compression\)"):
+            asyncio.run(cascade.respond(turn))
+        assert server.requests == []
