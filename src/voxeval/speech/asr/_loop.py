@@ -9,9 +9,10 @@ phrase until its token budget runs out (「3分のタイマーをスタートし
   texts compress badly whatever they say); a longer text is judged by its most compressible stretch of
   :data:`COMPRESSION_WINDOW` characters (whole transcripts compress better the longer they are: the built-in
   datasets' Japanese replies joined reach 2.4 at ~5,000 characters, while no 200-character stretch passes 2.0);
-- ``repeat``: one character said :data:`MAX_CHAR_RUN` times in a row (digits and spaces aside: 「1000000」 is a
-  number), or one unit (a word, or a run of 2–:data:`MAX_UNIT_CHARS` characters in text without spaces)
-  repeated :data:`MAX_UNIT_REPEATS` times in a row;
+- ``repeat``: one character said :data:`MAX_CHAR_RUN` times in a row (digits, spaces and :data:`STRETCHERS`
+  aside: 「1000000」 is a number, 「すごーーーーい」 a long vowel); one word or group of 2–:data:`MAX_UNIT_CHARS`
+  characters :data:`MAX_UNIT_REPEATS` times in a row; or one phrase of up to :data:`MAX_PHRASE_CHARS` characters
+  twice in a row;
 - ``rate``: more units per second of speech than anyone says (:data:`MAX_RATE`: Japanese and Mandarin count
   characters, other languages words), once the text has at least :data:`MIN_RATE_UNITS` units. Natural speech
   runs at 6–9 characters/s in Japanese, 4–6 in Mandarin and 2–4 words/s in English.
@@ -50,7 +51,11 @@ MAX_WORD_RATE = 7.0
 MIN_RATE_UNITS = 16
 """Texts with fewer units are not judged by rate (a VAD that clips a short word would make any rate)."""
 
-_CHAR_RUN = re.compile(rf"([^\d\s])\1{{{MAX_CHAR_RUN - 1},}}")
+STRETCHERS = ".…-_~〜ー・"
+"""Characters people and Whisper repeat on purpose (「すごーーーーい」, "......"): no character run (long runs of
+them still compress past :data:`MAX_COMPRESSION`)."""
+
+_CHAR_RUN = re.compile(rf"([^\d\s{re.escape(STRETCHERS)}])\1{{{MAX_CHAR_RUN - 1},}}")
 _UNIT_RUN = re.compile(rf"(\S{{2,{MAX_UNIT_CHARS}}}?)\1{{{MAX_UNIT_REPEATS - 1},}}")
 _PHRASE_RUN = re.compile(rf"(\S.{{{MAX_UNIT_CHARS},{MAX_PHRASE_CHARS - 1}}}?)\s*\1")
 _WORD_RUN = re.compile(rf"\b(\w+(?:\W+\w+){{0,3}})(?:\W+\1\b){{{MAX_UNIT_REPEATS - 1},}}", re.IGNORECASE)
