@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxeval.errors import ConfigError
 from voxeval.languages import LANGUAGES
 from voxeval.prompts import fill, for_language, load_prompt
 from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
+
+if TYPE_CHECKING:
+    from voxeval.speech.asr import Transcript
 
 DEFAULTS = {
     "asr": LANGUAGES["ja"].asr,
@@ -174,7 +177,7 @@ class CascadeSystem:
             raise SystemFailure("an earlier user turn of the dialogue has no audio for the cascade's ASR to hear")
         clips = [a for a in audio if a is not None]
         if len(clips) == 1:
-            return [(await asyncio.to_thread(self._asr.transcribe, clips[0], language)).text]
+            return [_usable(await asyncio.to_thread(self._asr.transcribe, clips[0], language), "the input")]
         # A dialogue's earlier user turns were heard when they were answered: their transcripts are kept by the
         # audio's hash (bounded), so turn k costs one recognition, not k.
         keys = [hashlib.sha256(clip).hexdigest() + language for clip in clips]
@@ -182,7 +185,7 @@ class CascadeSystem:
         if missing:
             heard = await asyncio.to_thread(self._asr.transcribe_batch, [clips[i] for i in missing], language)
             for i, transcript in zip(missing, heard, strict=True):
-                self._heard[keys[i]] = transcript.text
+                self._heard[keys[i]] = _usable(transcript, "the input" if i == 0 else "an earlier user turn")
             while len(self._heard) > HEARD_CACHE:
                 self._heard.pop(next(iter(self._heard)))
         return [self._heard[key] for key in keys]
@@ -212,6 +215,14 @@ class CascadeSystem:
         if spec != "auto":
             return self._voice("ja").describe()
         return {"per_language": {lang: d.style_tts for lang, d in LANGUAGES.items()}}
+
+
+def _usable(heard: Transcript, what: str) -> str:
+    """The text of a transcript the LLM may read: one that still loops is not what the user said, so the turn
+    fails (listed with the reason) rather than answer a loop."""
+    if heard.looped:
+        raise SystemFailure(f"ASR transcript of {what} still loops ({heard.looped}): {heard.text[:80]!r}")
+    return heard.text
 
 
 @systems.register("cascade")
