@@ -246,10 +246,10 @@ class DialoguesBenchmark:
 
     def table(self, summary: Any, run_dir: Path) -> str:
         """The conditions side by side, context gain and drift."""
-        from voxeval.report._dialogues import dialogues_markdown
+        from voxeval.report._dialogues import dialogues_text
         from voxeval.report._speech import LATENCY_TITLE, latency_text
 
-        text = dialogues_markdown(summary.to_json())
+        text = dialogues_text(summary.to_json())
         latency = latency_text(read_run_log(run_dir / "replies.jsonl"))
         return text + (f"\n\n{LATENCY_TITLE} (per turn)\n\n{latency}" if latency else "")
 
@@ -281,7 +281,10 @@ class DialoguesBenchmark:
         from voxeval.report._dialogues import write_dialogue_reports
 
         summary, chats = load_dialogue_run(run_dir)
-        views = {view: {d: [asdict(t) for t in turns] for d, turns in ds.items()} for view, ds in chats.items()}
+        views = {
+            view: {d: {h: [asdict(t) for t in turns] for h, turns in by.items()} for d, by in ds.items()}
+            for view, ds in chats.items()
+        }
         return write_dialogue_reports(run_dir, summary.to_json(), views, read_run_log(run_dir / "replies.jsonl"))
 
 
