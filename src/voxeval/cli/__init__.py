@@ -110,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``voxeval`` console script; returns the process exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_command(argv)).parse_args(argv)
+    args.argv = argv  # the command line as given (a run records it as the command that reproduces it)
     try:
         code: int = args.handler(args)
     except VoxevalError as exc:

@@ -10,6 +10,7 @@ from voxeval.interop._results import METRICS
 from voxeval.report._html import CSS, esc
 
 PAGE_CSS = """
+body{max-width:110rem}td.num{white-space:nowrap}td.cmd{min-width:22rem}
 .bar{position:relative;display:inline-block;width:7rem;height:.7rem;background:#eee;margin-left:.4rem;
 vertical-align:middle}.bar span{position:absolute;top:0;bottom:0;background:#7aa6d8}.bar i{position:absolute;
 top:-2px;bottom:-2px;width:2px;background:#1d4f91}td.cmd code{font-size:.75rem;word-break:break-all}
@@ -76,7 +77,7 @@ def leaderboard_html(board: dict[str, Any], title: str) -> str:
         items = "".join(f"<li>{esc(d)}</li>" for d in board["differences"])
         warning = f'<div class="warn"><b>Mixed runs</b> (ranked with --allow-mixed): these differ<ul>{items}</ul></div>'
     settings = board["settings"]
-    about = (
+    about = ("Settings of the first run: " if board["differences"] else "") + (
         f"Benchmark <b>{esc(board['benchmark'])}</b>, ranked by {esc(primary.upper())}; datasets "
         f"{esc(', '.join(settings['datasets']))}; split {esc(settings['split'] or 'all')}; "
         f"limit {esc(settings['limit'] or 'none')}."

@@ -20,6 +20,16 @@ from voxeval.style import StyleItem, StyleSet
 VSTYLE_COLUMNS = ("instruct_text", "ability")
 """Columns every VStyle instruction row has."""
 
+PUBLISHED_ABILITY_NAMES = {
+    "Instruction/conversion": "instruction/variation",
+    "Instruction/emotion": "instruction/emotion",
+    "Instruction/style": "instruction/style",
+    "Role-Playing/character": "role_play/character",
+    "Role-Playing/scenario": "role_play/scenario",
+}
+"""Ability names of VStyle's published data that differ from its result format's (the same table as
+benchmarks/acoustic_vstyle_data.py reads the development examples with)."""
+
 
 def vstyle_item(row: dict[str, Any], where: Location) -> StyleItem:
     """One VStyle instruction row as a style item (id: ``instruct_id``, else ``id``)."""
@@ -28,7 +38,10 @@ def vstyle_item(row: dict[str, Any], where: Location) -> StyleItem:
     from voxeval.style._vstyle import _ability, _identifier, _text, detect_language
 
     instruction = _text(row, "instruct_text", where)
-    ability = _ability(row, where)
+    name = row.get("ability")
+    ability = _ability(
+        {**row, "ability": PUBLISHED_ABILITY_NAMES.get(name, name) if isinstance(name, str) else name}, where
+    )
     language = detect_language(instruction)
     task = read_task(instruction, language)
     requirements = {} if ability.startswith("empathy/") else parse_requirements(style_text(instruction, task), language)
