@@ -126,6 +126,20 @@ def test_a_foreign_dataset_reads_through_a_column_mapping(cache, tmp_path: Path,
     assert {s.locale for s in dataset.samples} == {"en-US"} and dataset.samples[1].output_text == "How long?"
 
 
+def test_foreign_dialogues_read_through_a_turns_mapping(cache, tmp_path: Path) -> None:
+    rows = [dict(d.raw) for d in load_dialogues(builtin_path("en-dialogues"))[:3]]
+    foreign = [
+        {"dialogue": r["id"], "situation": r["scenario_context"]["background"], "conversation": r["turns"]}
+        for r in rows
+    ]
+    folder = tmp_path / "dialogues"
+    datasets.Dataset.from_list(foreign).save_to_disk(str(folder))
+    name, path = dialogue_file(f"hf:{folder}?turns=conversation&id=dialogue&background=situation&locale=en-US")
+    back = load_dialogues(path)
+    assert name == "dialogues" and [d.raw["turns"] for d in back] == [r["turns"] for r in rows]
+    assert [d.id for d in back] == [r["id"] for r in rows] and {d.language for d in back} == {"en"}
+
+
 @pytest.mark.parametrize(
     ("query", "message"),
     [

@@ -56,6 +56,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "voxeval.cli._label",
         "label dialogue acts or rate style of replies in a local browser app (saved at once, resumable)",
     ),
+    "agreement": (
+        "voxeval.cli._label",
+        "agreement between human labellers, and of the annotator and the style judge with them; export labels",
+    ),
     "export-results": (
         "voxeval.cli._interop",
         "write a run's scores as the Hugging Face Hub's .eval_results YAML, Every Eval Ever records or JSON",
@@ -63,10 +67,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leaderboard": (
         "voxeval.cli._interop",
         "rank the systems of several comparable runs on a static HTML page (intervals, latency, cost, reproduce)",
-    ),
-    "agreement": (
-        "voxeval.cli._label",
-        "agreement between human labellers, and of the annotator and the style judge with them; export labels",
     ),
 }
 """Command → (module that registers it, one-line help shown by ``voxeval --help``)."""

@@ -102,6 +102,22 @@ def _gold_rows(folder: Path, mapping: ColumnMapping, root: Path) -> list[Row]:
     return rows
 
 
+def _mapped_dialogue(record: Row, mapping: ColumnMapping, turns: str, cells: Any, where: Location) -> Row:
+    """A dialogue row from someone else's record: its other columns kept, ``id`` / ``background`` / ``locale``
+    renamed as the mapping says (``locale`` a column, else the locale itself)."""
+    renamed = {mapping.columns[f]: f for f in ("id", "background") if f in mapping.columns}
+    row = {renamed.get(k, k): v for k, v in record.items() if k != turns and v is not None}
+    for field, column in renamed.items():
+        if column not in row:
+            raise InputError(where.child(field), f"no such column (columns: {', '.join(sorted(record))})")
+    if "background" in row:
+        row["scenario_context"] = {"background": row.pop("background")}
+    if "locale" in mapping.columns:
+        column = mapping.columns["locale"]
+        row["locale"] = record.get(column, column)
+    return row | {"turns": cells}
+
+
 def _dialogue_rows(folder: Path, mapping: ColumnMapping, root: Path) -> list[Row]:
     own = not mapping.columns
     rows = []
@@ -112,7 +128,10 @@ def _dialogue_rows(folder: Path, mapping: ColumnMapping, root: Path) -> list[Row
             turns = mapping.column("turns", "turns")
             if turns not in record:
                 raise InputError(where.child(turns), "no such column; map the turns with ?turns=COLUMN")
-            row = {k: v for k, v in record.items() if k != turns and v is not None} | {"turns": record[turns]}
+            # Arrow gives every turn every struct field: a user turn's missing acts come back as nulls.
+            cells = record[turns] if isinstance(record[turns], list) else []
+            kept = [{k: v for k, v in t.items() if v is not None} if isinstance(t, dict) else t for t in cells]
+            row = _mapped_dialogue(record, mapping, turns, kept or record[turns], where)
         parse_dialogue(row, where)
         rows.append(row)
     if not rows:
