@@ -105,11 +105,11 @@ def _gold_rows(folder: Path, mapping: ColumnMapping, root: Path) -> list[Row]:
 def _mapped_dialogue(record: Row, mapping: ColumnMapping, turns: str, cells: Any, where: Location) -> Row:
     """A dialogue row from someone else's record: its other columns kept, ``id`` / ``background`` / ``locale``
     renamed as the mapping says (``locale`` a column, else the locale itself)."""
-    renamed = {mapping.columns[f]: f for f in ("id", "background") if f in mapping.columns}
+    renamed: dict[str, str] = {mapping.columns[f]: f for f in ("id", "background") if f in mapping.columns}
     row = {renamed.get(k, k): v for k, v in record.items() if k != turns and v is not None}
-    for field, column in renamed.items():
-        if column not in row:
-            raise InputError(where.child(field), f"no such column (columns: {', '.join(sorted(record))})")
+    for source, target in renamed.items():
+        if target not in row:
+            raise InputError(where.child(source), f"no such column (columns: {', '.join(sorted(record))})")
     if "background" in row:
         row["scenario_context"] = {"background": row.pop("background")}
     if "locale" in mapping.columns:
