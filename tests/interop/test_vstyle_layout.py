@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 import tests.run.style_doubles  # noqa: F401  (registers the "tone" judge)
@@ -69,3 +70,11 @@ def test_a_vstyle_folder_runs_through_the_style_benchmark(tmp_path: Path) -> Non
     assert sorted((r["id"], r["score"]) for r in rows) == [("1", 5), ("2", 2)]
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
     assert config["datasets"]["en"]["path"] == str((folder / "metadata_sample.jsonl").resolve())
+    # The style run's score goes out as an Every Eval Ever record too.
+    assert main(["export-results", str(out), "--format", "eee", "--out", str(tmp_path / "eee")]) == 0
+    [path] = list((tmp_path / "eee").rglob("*.json"))
+    record = json.loads(path.read_text(encoding="utf-8"))
+    schema = json.loads((Path(__file__).with_name("schemas") / "eee-eval-0.2.0.schema.json").read_text("utf-8"))
+    jsonschema.Draft7Validator(schema).validate(record)
+    [result] = record["evaluation_results"]
+    assert result["evaluation_name"] == "en vstyle" and result["score_details"]["score"] == pytest.approx(3.5)

@@ -84,7 +84,7 @@ def resolve_dataset(spec: str | Path) -> Dataset:
     """Load ``spec``: a built-in dataset name (e.g. ``ja-assistant``), a JSONL file in the paper's schema, or a
     Hugging Face dataset folder (``hf:DIR[?input=COLUMN&…]`` or a folder; :mod:`voxeval.interop`)."""
     if str(spec).startswith("hf:") or Path(spec).is_dir():
-        from voxeval.interop import hf_gold_file
+        from voxeval.interop._datasets import hf_gold_file
 
         path = hf_gold_file(str(spec))
         return Dataset(path.stem, path, tuple(load_gold(path)))
