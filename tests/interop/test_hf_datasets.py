@@ -155,6 +155,23 @@ def test_a_bad_mapping_names_the_column(cache, tmp_path: Path, query: str, messa
         resolve_dataset(f"hf:{folder}?{query}")
 
 
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [('{"input": [1]}', "not a row of voxeval's export"), ("{not json", "extra: not JSON"), ("[1]", "a JSON object")],
+)
+def test_a_tampered_export_row_is_named(exported: Path, tmp_path: Path, extra: str, message: str) -> None:
+    table = datasets.Dataset.from_parquet(str(exported / "data/test-00000-of-00001.parquet"), cache_dir=str(tmp_path))
+    rows = table.to_list()[:3]
+    rows[1]["extra"] = extra
+    folder = tmp_path / "tampered"
+    datasets.Dataset.from_list(rows, features=table.features).to_parquet(
+        str(folder / "data/test-00000-of-00001.parquet")
+    )
+    with pytest.raises(InputError, match=message) as caught:
+        resolve_dataset(f"hf:{folder}")
+    assert f"{folder}/test:2" in str(caught.value)
+
+
 def test_export_refuses_a_folder_that_is_not_empty(cache, tmp_path: Path, capsys) -> None:
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "keep.txt").write_text("mine", encoding="utf-8")

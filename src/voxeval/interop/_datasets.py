@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,18 @@ FORMAT = "voxeval-hf-1"
 
 Row = dict[str, Any]
 
+_SUFFIX = re.compile(r"\.[a-z0-9]{1,8}")
+"""An audio file extension as kept from an audio cell's file name."""
+
+
+def _own_row(rebuild: Callable[[Row, Location], Row], record: Row, where: Location) -> Row:
+    """A row rebuilt from voxeval's export; a record whose columns claim the export but whose ``extra`` does not
+    fit is an error naming the row, never a traceback."""
+    try:
+        return rebuild(record, where)
+    except (TypeError, KeyError, AttributeError, ValueError) as exc:
+        raise InputError(where.child("extra"), f"not a row of voxeval's export ({type(exc).__name__}: {exc})") from None
+
 
 def is_hf_spec(spec: str | Path) -> bool:
     """Whether a ``--dataset`` value names a dataset folder (``hf:DIR…`` or an existing folder)."""
@@ -51,7 +64,8 @@ def _audio_file(cell: Any, root: Path, where: Location) -> str | None:
     if not isinstance(cell, Mapping) or not isinstance(cell.get("bytes"), bytes):
         raise InputError(where, "an audio cell must hold the audio's bytes (an Audio column stored with its data)")
     data = cell["bytes"]
-    suffix = Path(str(cell.get("path") or "x.wav")).suffix.lower() or ".wav"
+    suffix = Path(str(cell.get("path") or "x.wav")).suffix.lower()
+    suffix = suffix if _SUFFIX.fullmatch(suffix) else ".wav"  # a name from the data: only a plain extension kept
     name = f"audio/{hashlib.sha256(data).hexdigest()[:24]}{suffix}"
     if not (root / name).is_file():
         atomic_write_bytes(root / name, data)
@@ -88,7 +102,7 @@ def _gold_rows(folder: Path, mapping: ColumnMapping, root: Path) -> list[Row]:
     rows: list[Row] = []
     seen: dict[str, str] = {}
     for where, split, k, record in sorted(located, key=lambda e: _order(e[3])) if own else located:
-        row = gold_row(record, where) if own else mapped_gold_row(record, mapping, k, split, where)
+        row = _own_row(gold_row, record, where) if own else mapped_gold_row(record, mapping, k, split, where)
         audio = _audio_file(record.get(mapping.column("audio", "audio")), root, where.child("audio"))
         if audio is not None:
             row["input"]["audio"] = audio
@@ -123,7 +137,7 @@ def _dialogue_rows(folder: Path, mapping: ColumnMapping, root: Path) -> list[Row
     rows = []
     for where, _, _, record in _located(folder, own):
         if own and "extra" in record:
-            row = dialogue_row(record, where)
+            row = _own_row(dialogue_row, record, where)
         else:
             turns = mapping.column("turns", "turns")
             if turns not in record:
