@@ -90,21 +90,20 @@ def export_hf(spec: str, out: Path, *, split: str | None, limit: int | None, aud
 
     path, licence = _source(spec)
     name = spec if licence != "other" else path.stem
+    how = "none"
     if is_dialogue_file(path):
         if audio:
             raise ConfigError("--audio applies to single-turn datasets; a dialogue run synthesises each user turn")
+        kind = "dialogue"
         dialogues = [d for d in load_dialogues(path) if split in (None, d.split)][:limit]
-        records, kind, how, languages = (
-            dialogue_records([d.raw for d in dialogues]),
-            "dialogue",
-            "none",
-            {d.language for d in dialogues},
-        )
+        if not dialogues:
+            raise ConfigError(f"no dialogues in {path} for split {split!r}")
+        records, languages = dialogue_records([d.raw for d in dialogues]), {d.language for d in dialogues}
     else:
+        kind = "gold"
         dataset = resolve_dataset(spec).split(split)
         dataset = Dataset(dataset.name, dataset.path, dataset.samples[:limit])
-        records, kind, how = gold_records([dict(s.raw) for s in dataset.samples]), "gold", "none"
-        languages = {s.language for s in dataset.samples}
+        records, languages = gold_records([dict(s.raw) for s in dataset.samples]), {s.language for s in dataset.samples}
         if audio:
             cells, how = _audio_cells(dataset)
             records = [{**r, "audio": c} for r, c in zip(records, cells, strict=True)]

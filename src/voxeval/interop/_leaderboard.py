@@ -90,10 +90,19 @@ def _row(run: RunResults, system: str, dataset: str, prices: dict[str, Any] | No
     facts = run.systems.get(system)
     tokens = facts.tokens if facts else None
     return Row(
-        0, system, str(run.run_dir), dataset, scores, dict(facts.latency) if facts else {}, tokens,
-        _cost(tokens, (prices or {}).get(system)), run.scorer, run.validity, run.fingerprint,
-        shlex.join(run.command) if run.command else "(no command recorded)",
-    )  # fmt: skip
+        rank=0,
+        system=system,
+        run=str(run.run_dir),
+        dataset=dataset,
+        scores=scores,
+        latency=dict(facts.latency) if facts else {},
+        tokens=tokens,
+        cost_usd=_cost(tokens, (prices or {}).get(system)),
+        scorer=run.scorer,
+        validity=run.validity,
+        fingerprint=run.fingerprint,
+        reproduce=shlex.join(run.command) if run.command else "(no command recorded)",
+    )
 
 
 def _order(benchmark: str, row: Row) -> tuple[bool, float, str]:
