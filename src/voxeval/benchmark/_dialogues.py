@@ -56,7 +56,13 @@ class DialogueSet:
 
 
 def dialogue_file(spec: str) -> tuple[str, Path]:
-    """``(name, file)`` of a ``--dataset`` value: a built-in dialogue set or a JSONL file of dialogues."""
+    """``(name, file)`` of a ``--dataset`` value: a built-in dialogue set, a JSONL file of dialogues, or a Hugging
+    Face dataset folder (``hf:DIR``; materialised as a JSONL file, :mod:`voxeval.interop`)."""
+    if spec.startswith("hf:") or Path(spec).is_dir():
+        from voxeval.interop._datasets import hf_dialogue_file
+
+        path = hf_dialogue_file(spec)
+        return path.stem, path
     path = Path(spec)
     if path.suffix == ".jsonl" or path.exists():
         return path.stem, path
