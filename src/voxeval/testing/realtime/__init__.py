@@ -6,6 +6,7 @@
 True
 """
 
+from voxeval.testing.realtime._duplex import DuplexMockServer, TurnBehaviour
 from voxeval.testing.realtime._faults import FAULTS, SessionFault, SessionFaultPlan
 from voxeval.testing.realtime._protocols import OUTPUT_RATE, MockReply, MockSaid, MockTurn, Pacing
 from voxeval.testing.realtime._server import (
@@ -23,6 +24,7 @@ __all__ = [
     "GEMINI_PATH",
     "OPENAI_PATH",
     "OUTPUT_RATE",
+    "DuplexMockServer",
     "MockReply",
     "MockSaid",
     "MockTurn",
@@ -32,6 +34,7 @@ __all__ = [
     "Responder",
     "SessionFault",
     "SessionFaultPlan",
+    "TurnBehaviour",
     "default_responder",
     "tone",
 ]
