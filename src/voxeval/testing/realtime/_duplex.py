@@ -7,9 +7,9 @@ Voice activity is energy based and sample exact: a sample of ``|x| ≥ level`` i
 the model talks is a barge-in: with ``barge_in="stop"`` the reply's audio ends exactly ``stop_after_ms`` after the
 user's onset (OpenAI ``response.done`` status ``cancelled``; Gemini ``serverContent.interrupted``); a stretch that
 is already over by then and shorter than ``backchannel_max_s`` is a backchannel, talked through (and not answered)
-with ``backchannel="continue"``. The clock of the received audio is its arrival: sample ``s`` plays at the first
-frame's arrival plus ``s / rate``, so a client sending at real time sees the configured values within its own
-scheduling jitter.
+with ``backchannel="continue"``. The clock of the received audio is its arrival: sample ``s`` plays at the earliest
+start the frames' arrivals imply plus ``s / rate``, so a client sending at real time sees the configured values
+within its own scheduling jitter.
 """
 
 from __future__ import annotations
@@ -102,6 +102,7 @@ class _DuplexSession:
         self.queue_end = 0.0
         self.events = 0
         self.tasks: set[asyncio.Task[None]] = set()
+        self.stopped_for: set[float] = set()  # onsets of the stretches the reply was stopped for
 
     async def send(self, message: dict[str, Any]) -> None:
         if self.openai:
@@ -146,8 +147,9 @@ class _DuplexSession:
             await self.audio(base64.b64decode(data.replace("-", "+").replace("_", "/")))
 
     async def audio(self, pcm: bytes) -> None:
-        if self.stream_t0 is None:
-            self.stream_t0 = self.loop.time()
+        # The audio clock: the earliest start any frame's arrival implies, so one late frame shifts nothing.
+        implied = self.loop.time() - self.samples / self.rate
+        self.stream_t0 = implied if self.stream_t0 is None else min(self.stream_t0, implied)
         x = np.frombuffer(pcm, dtype="<i2")
         base = self.stream_t0 + self.samples / self.rate
         self.samples += x.size
@@ -180,10 +182,12 @@ class _DuplexSession:
             return
         if at < self.speaking_until:
             self.stop_at = at
+            self.stopped_for.add(onset)
 
     def end_of_turn(self, onset: float, end: float) -> None:
         was_talking = onset < self.speaking_until
-        if was_talking and self.b.backchannel == "continue" and end - onset < self.b.backchannel_max_s:
+        short = end - onset < self.b.backchannel_max_s
+        if was_talking and self.b.backchannel == "continue" and short and onset not in self.stopped_for:
             return  # a backchannel over the reply: talked through, not answered
         turn = MockTurn(self.record.protocol, self.model, "", "", bytes(self.heard), self.rate)
         start = max(end + (self.b.silence_ms + self.b.reply_delay_ms) / 1000, self.queue_end)
