@@ -219,7 +219,10 @@ class DuplexBenchmark:
         path = run_dir / SESSIONS_LOG
         done = set(read_log(path, "id")) if path.exists() else set()
         items: DuplexItems = plan.items
-        pending = {s: sum(session_key(s, c) not in done for c in items.scenarios) for s in settings.systems}
+        from voxeval.run._names import split_named
+
+        names = [split_named(g)[0] or split_named(g)[1] for g in settings.systems]  # as systems name themselves
+        pending = {s: sum(session_key(s, c) not in done for c in items.scenarios) for s in names}
         return {
             "benchmark": self.name,
             "scenarios": len(items.scenarios),
