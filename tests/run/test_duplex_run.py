@@ -14,7 +14,9 @@ from voxeval.duplex import read_records
 from voxeval.testing.realtime import DuplexMockServer, TurnBehaviour
 
 
-def test_duplex_run_records_resumes_scores_and_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_duplex_run_records_resumes_scores_and_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("VOXEVAL_DUPLEX_RUN_KEY", "k")
     out = tmp_path / "run"
     with DuplexMockServer(TurnBehaviour(silence_ms=300, reply_delay_ms=100, reply_s=2.5)) as srv:
@@ -41,3 +43,8 @@ def test_duplex_run_records_resumes_scores_and_reports(tmp_path: Path, monkeypat
         assert summaries[name]["interruption_reply"]["ja-assistant"]["n"] == 2  # both annotated and scored
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Timelines" in html and html.count("data:image/png") == 8
+    capsys.readouterr()
+    assert main(["compare", str(out), str(out), "--json"]) == 0  # a run against itself: every difference 0
+    compared = json.loads(capsys.readouterr().out)
+    assert {c["system_a"] for c in compared["comparisons"]} == {"rt", "live"}
+    assert all(f is None or f["mean_diff"] == 0 for c in compared["comparisons"] for f in c["figures"].values())

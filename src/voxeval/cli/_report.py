@@ -54,13 +54,32 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from voxeval.benchmark import benchmark_of
     from voxeval.benchmark._da import load_run
     from voxeval.report._compare import compare_markdown, compare_runs
 
+    if "duplex" in (benchmark_of(args.run_a).name, benchmark_of(args.run_b).name):
+        return _compare_duplex(args)
     try:
         run_a, run_b = load_run(args.run_a, args.content), load_run(args.run_b, args.content)
         result = compare_runs(run_a, run_b, cross_language=args.cross_language)
     except ValueError as exc:
         raise InputError(Location(f"{args.run_a} / {args.run_b}"), str(exc)) from None
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else compare_markdown(result), end="")
+    return 0
+
+
+def _compare_duplex(args: argparse.Namespace) -> int:
+    from voxeval.benchmark import benchmark_of
+    from voxeval.duplex import read_records
+    from voxeval.report._duplex_compare import compare_duplex, duplex_compare_markdown
+
+    if benchmark_of(args.run_a).name != benchmark_of(args.run_b).name:
+        raise InputError(Location(f"{args.run_a} / {args.run_b}"), "a duplex run compares with a duplex run only")
+    for run in (args.run_a, args.run_b):
+        if not (run / "sessions.jsonl").exists():
+            raise InputError(Location(str(run / "sessions.jsonl")), "missing: the duplex run recorded no session yet")
+    records = [[r for _, r in read_records(run / "sessions.jsonl")] for run in (args.run_a, args.run_b)]
+    result = compare_duplex(records[0], records[1])
+    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else duplex_compare_markdown(result), end="")
     return 0
