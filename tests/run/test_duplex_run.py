@@ -48,3 +48,23 @@ def test_duplex_run_records_resumes_scores_and_reports(
     compared = json.loads(capsys.readouterr().out)
     assert {c["system_a"] for c in compared["comparisons"]} == {"rt", "live"}
     assert all(f is None or f["mean_diff"] == 0 for c in compared["comparisons"] for f in c["figures"].values())
+
+
+RT = ["--system", "realtime:openai:m"]
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        (["--benchmark", "duplex", "--system", "replay:x.jsonl"], "realtime:openai: or live:gemini: sessions only"),
+        (["--benchmark", "duplex", *RT, "--scenarios", "pause,chat"], "unknown chat"),
+        (["--benchmark", "duplex", *RT, "--turn-detection", "eagerness=soon"], "eagerness='soon'"),
+        (["--benchmark", "da", *RT, "--scenarios", "pause"], "--scenarios apply to --benchmark duplex only"),
+    ],
+)
+def test_bad_duplex_options_stop_the_run_before_it_writes(
+    tmp_path: Path, given: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", *given, "--out", str(tmp_path / "run"), "--quiet"]) != 0
+    assert says in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

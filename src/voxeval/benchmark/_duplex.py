@@ -29,8 +29,16 @@ SEED = 0
 
 
 def duplex_options(request: RunRequest) -> dict[str, Any]:
-    """The duplex part of a run's settings, checked: scenarios, pace, seed and turn-detection options."""
+    """The duplex part of a run's settings, checked: scenarios, pace, seed and turn-detection options; every system
+    must stream (``realtime:openai:`` / ``live:gemini:``), refused before the run writes anything."""
     from voxeval.llm.stream import turn_detection
+    from voxeval.run._names import split_named
+
+    for given in request.systems:
+        if not split_named(given)[1].startswith(("realtime:", "live:")):
+            raise ConfigError(
+                f"--system {given!r}: a duplex run streams into realtime:openai: or live:gemini: sessions only"
+            )
 
     scenarios = request.scenarios or KINDS
     unknown = [k for k in scenarios if k not in KINDS]

@@ -192,6 +192,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.ray_address and args.executor != "ray":
         raise ConfigError("--ray-address needs --executor ray")
+    duplex_only = [f"--{n.replace('_', '-')}" for n in ("scenarios", "pace", "turn_detection") if getattr(args, n)]
+    if duplex_only and args.benchmark != "duplex":
+        raise ConfigError(f"{', '.join(duplex_only)} apply to --benchmark duplex only")
     bench = get_benchmark(args.benchmark)
     settings = bench.settings(request_from_args(args))
     options = RunOptions(

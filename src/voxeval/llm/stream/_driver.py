@@ -165,10 +165,16 @@ class _Run:
 
 
 async def _receive(run: _Run, session: WsSession) -> None:
+    from voxeval.llm._collect import malformed
+
     while True:
         message = await session.receive()
         t = run.now()
-        for event, pcm in run.wire.read(message, t):
+        try:
+            incoming = run.wire.read(message, t)
+        except (AttributeError, TypeError, KeyError) as exc:  # fields of unexpected types: a classified error
+            raise malformed(session.where, message, exc) from None
+        for event, pcm in incoming:
             run.add(event, pcm)
 
 

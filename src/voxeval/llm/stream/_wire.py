@@ -71,11 +71,14 @@ def _decode(data: object, where: str) -> bytes:
     if not isinstance(data, str):
         raise ProviderError("bad_response", f"{where} sent an audio delta that is not base64 text", retryable=False)
     try:
-        return base64.b64decode(data.replace("-", "+").replace("_", "/"), validate=True)
+        pcm = base64.b64decode(data.replace("-", "+").replace("_", "/"), validate=True)
     except ValueError:
         raise ProviderError(
             "bad_response", f"{where} sent an audio delta that is not base64", retryable=False
         ) from None
+    if len(pcm) % 2:
+        raise ProviderError("bad_response", f"{where} sent audio that is not 16-bit PCM (odd length)", retryable=False)
+    return pcm
 
 
 _OPENAI_TEXT = ("response.output_audio_transcript.delta", "response.audio_transcript.delta")
