@@ -128,3 +128,11 @@ def test_frames_on_the_wire() -> None:
     assert gemini["mimeType"] == "audio/pcm;rate=16000"
     assert base64.b64decode(gemini["data"]) == b"\x10\x00" * 320  # 24 → 16 kHz: 480 samples → 320
     assert to_rate(b"", 16_000) == b""
+
+
+@pytest.mark.parametrize("delta", ["not base64!", 17, base64.b64encode(b"\x01\x02\x03").decode()])
+def test_audio_that_is_not_16_bit_pcm_is_refused(delta: object) -> None:
+    wire = OpenAIWire("marin", TurnDetection(), "ws://x")
+    with pytest.raises(ProviderError) as raised:
+        wire.read({"type": "response.output_audio.delta", "response_id": "r1", "delta": delta}, 1.0)
+    assert raised.value.kind == "bad_response" and not raised.value.retryable
