@@ -25,7 +25,7 @@ import numpy as np
 
 from voxeval.duplex import Clip, ScenarioSource, SessionRecord, end_of_turn, onset_latency, session_key
 from voxeval.llm import set_request_cache
-from voxeval.llm._session_spec import session_model_from_spec
+from voxeval.llm.sessions._session_spec import session_model_from_spec
 from voxeval.llm.stream import StreamSettings, TurnDetection, drive
 
 _SERVER = """

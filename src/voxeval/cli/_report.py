@@ -54,14 +54,12 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from voxeval.benchmark import benchmark_of
-    from voxeval.benchmark._da import load_run
     from voxeval.report._compare import compare_markdown, compare_runs
 
-    if "duplex" in (benchmark_of(args.run_a).name, benchmark_of(args.run_b).name):
+    if _is_duplex(args.run_a) or _is_duplex(args.run_b):
         return _compare_duplex(args)
     try:
-        run_a, run_b = load_run(args.run_a, args.content), load_run(args.run_b, args.content)
+        run_a, run_b = _compared(args.run_a, args.content), _compared(args.run_b, args.content)
         result = compare_runs(run_a, run_b, cross_language=args.cross_language)
     except ValueError as exc:
         raise InputError(Location(f"{args.run_a} / {args.run_b}"), str(exc)) from None
@@ -69,12 +67,17 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare_duplex(args: argparse.Namespace) -> int:
+def _is_duplex(run_dir: Path) -> bool:
     from voxeval.benchmark import benchmark_of
+
+    return (run_dir / "config.json").exists() and benchmark_of(run_dir).name == "duplex"
+
+
+def _compare_duplex(args: argparse.Namespace) -> int:
     from voxeval.duplex import read_records
     from voxeval.report._duplex_compare import compare_duplex, duplex_compare_markdown
 
-    if benchmark_of(args.run_a).name != benchmark_of(args.run_b).name:
+    if not (_is_duplex(args.run_a) and _is_duplex(args.run_b)):
         raise InputError(Location(f"{args.run_a} / {args.run_b}"), "a duplex run compares with a duplex run only")
     for run in (args.run_a, args.run_b):
         if not (run / "sessions.jsonl").exists():
@@ -83,3 +86,15 @@ def _compare_duplex(args: argparse.Namespace) -> int:
     result = compare_duplex(records[0], records[1])
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else duplex_compare_markdown(result), end="")
     return 0
+
+
+def _compared(run_dir: Path, content: str | None) -> Any:
+    """A run as ``compare`` reads it: a dialogue run pairs by (dialogue, turn) within each history condition."""
+    from voxeval.benchmark import benchmark_of
+    from voxeval.benchmark._da import load_run
+
+    if (run_dir / "config.json").exists() and benchmark_of(run_dir).name == "dialogues":
+        from voxeval.benchmark._dialogue_summary import dialogue_run_data
+
+        return dialogue_run_data(run_dir, content)
+    return load_run(run_dir, content)

@@ -34,7 +34,7 @@ from voxeval.duplex import (
     speech_markers,
 )
 from voxeval.llm._types import ProviderError
-from voxeval.llm._ws import SessionTimeouts, WsSession, open_session
+from voxeval.llm.sessions._ws import SessionTimeouts, WsSession, open_session
 from voxeval.llm.stream._options import StreamSettings
 from voxeval.llm.stream._wire import Wire
 
@@ -165,7 +165,7 @@ class _Run:
 
 
 async def _receive(run: _Run, session: WsSession) -> None:
-    from voxeval.llm._collect import malformed
+    from voxeval.llm.sessions._collect import malformed
 
     while True:
         message = await session.receive()

@@ -8,6 +8,7 @@ True
 
 from voxeval.testing.realtime._duplex import DuplexMockServer, TurnBehaviour
 from voxeval.testing.realtime._faults import FAULTS, SessionFault, SessionFaultPlan
+from voxeval.testing.realtime._hostile import Hostility
 from voxeval.testing.realtime._protocols import OUTPUT_RATE, MockReply, MockSaid, MockTurn, Pacing
 from voxeval.testing.realtime._server import (
     GEMINI_PATH,
@@ -25,6 +26,7 @@ __all__ = [
     "OPENAI_PATH",
     "OUTPUT_RATE",
     "DuplexMockServer",
+    "Hostility",
     "MockReply",
     "MockSaid",
     "MockTurn",
