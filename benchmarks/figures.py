@@ -159,6 +159,7 @@ OTHERS = (
     Bench("bench_acoustic.py", (), ()),
     Bench("bench_synthesis.py", (), ("--limit", "60")),
     Bench("bench_realtime.py", (), ("--rounds", "1")),
+    Bench("bench_duplex.py", (), ("--rounds", "1")),
 )
 """Benchmarks without an issue 18 figure that still run under ``--quick`` (smaller)."""
 

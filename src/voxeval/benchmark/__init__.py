@@ -2,7 +2,8 @@
 
 A benchmark implements :class:`voxeval.run.Benchmark` and registers a factory here; the command line and the
 runner find it by name. Built in: ``da`` (dialogue acts, spec 003), ``style`` (VStyle judge, spec 002) and
-``dialogues`` (multi-turn dialogue acts under three kinds of history).
+``dialogues`` (multi-turn dialogue acts under three kinds of history) and ``duplex`` (turn-taking on streamed
+sessions).
 """
 
 from __future__ import annotations
@@ -38,6 +39,13 @@ def _dialogues() -> Benchmark:
     from voxeval.benchmark._dialogues import DialoguesBenchmark
 
     return DialoguesBenchmark()
+
+
+@benchmarks.register("duplex")
+def _duplex() -> Benchmark:
+    from voxeval.benchmark._duplex import DuplexBenchmark
+
+    return DuplexBenchmark()
 
 
 def get_benchmark(name: str) -> Benchmark:

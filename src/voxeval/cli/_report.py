@@ -56,12 +56,35 @@ def _report(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from voxeval.report._compare import compare_markdown, compare_runs
 
+    if _is_duplex(args.run_a) or _is_duplex(args.run_b):
+        return _compare_duplex(args)
     try:
         run_a, run_b = _compared(args.run_a, args.content), _compared(args.run_b, args.content)
         result = compare_runs(run_a, run_b, cross_language=args.cross_language)
     except ValueError as exc:
         raise InputError(Location(f"{args.run_a} / {args.run_b}"), str(exc)) from None
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else compare_markdown(result), end="")
+    return 0
+
+
+def _is_duplex(run_dir: Path) -> bool:
+    from voxeval.benchmark import benchmark_of
+
+    return (run_dir / "config.json").exists() and benchmark_of(run_dir).name == "duplex"
+
+
+def _compare_duplex(args: argparse.Namespace) -> int:
+    from voxeval.duplex import read_records
+    from voxeval.report._duplex_compare import compare_duplex, duplex_compare_markdown
+
+    if not (_is_duplex(args.run_a) and _is_duplex(args.run_b)):
+        raise InputError(Location(f"{args.run_a} / {args.run_b}"), "a duplex run compares with a duplex run only")
+    for run in (args.run_a, args.run_b):
+        if not (run / "sessions.jsonl").exists():
+            raise InputError(Location(str(run / "sessions.jsonl")), "missing: the duplex run recorded no session yet")
+    records = [[r for _, r in read_records(run / "sessions.jsonl")] for run in (args.run_a, args.run_b)]
+    result = compare_duplex(records[0], records[1])
+    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else duplex_compare_markdown(result), end="")
     return 0
 
 

@@ -33,7 +33,8 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--benchmark",
         default="da",
-        help="benchmark to run: da (dialogue acts; default) | style | dialogues (multi-turn dialogue acts)",
+        help="benchmark to run: da (dialogue acts; default) | style | dialogues (multi-turn dialogue acts) | "
+        "duplex (turn-taking on streamed realtime/live sessions)",
     )
     p.add_argument(
         "--dataset",
@@ -64,6 +65,26 @@ def register(commands: Any) -> None:
         help="dialogues (repeatable; default all three): gold = each turn after the reference dialogue so far, "
         "own = the system hears its own earlier replies (one session per dialogue), none = each turn alone; each "
         "condition is its own column of results (docs/dialogues.md)",
+    )
+    p.add_argument(
+        "--scenarios",
+        help="duplex: comma-separated scenarios (default all): end_of_turn, pause, interruption, backchannel "
+        "(docs/duplex.md)",
+    )
+    p.add_argument(
+        "--pace",
+        choices=("realtime",),
+        help="duplex: how user audio is streamed: realtime = frames of 20 ms sent when they would be captured "
+        "(the default and the only pace built)",
+    )
+    p.add_argument(
+        "--turn-detection",
+        action="append",
+        metavar="KEY=VALUE",
+        help="duplex (repeatable): the sessions' own turn detection; realtime:openai: type=server_vad|semantic_vad, "
+        "threshold, prefix_padding_ms, silence_duration_ms, eagerness, interrupt_response; live:gemini: "
+        "start_sensitivity, end_sensitivity, prefix_padding_ms, silence_duration_ms, activity_handling "
+        "(docs/systems.md)",
     )
     p.add_argument(
         "--judge",
@@ -160,6 +181,9 @@ def request_from_args(args: argparse.Namespace) -> Any:
         reply_asr=args.reply_asr,
         reference_aware=getattr(args, "reference_aware", True),
         history=tuple(dict.fromkeys(getattr(args, "history", None) or ())),
+        scenarios=tuple(k.strip() for k in (getattr(args, "scenarios", None) or "").split(",") if k.strip()),
+        pace=getattr(args, "pace", None),
+        turn_detection=tuple(getattr(args, "turn_detection", None) or ()),
     )
 
 
@@ -170,6 +194,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.ray_address and args.executor != "ray":
         raise ConfigError("--ray-address needs --executor ray")
+    duplex_only = [f"--{n.replace('_', '-')}" for n in ("scenarios", "pace", "turn_detection") if getattr(args, n)]
+    if duplex_only and args.benchmark != "duplex":
+        raise ConfigError(f"{', '.join(duplex_only)} apply to --benchmark duplex only")
     bench = get_benchmark(args.benchmark)
     settings = bench.settings(request_from_args(args))
     options = RunOptions(

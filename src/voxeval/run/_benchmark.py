@@ -52,6 +52,12 @@ class RunRequest:
     """Give the annotator each sample's reference reply as context (benchmarks scored by annotation)."""
     history: tuple[str, ...] = ()
     """History conditions of a dialogue benchmark (``gold``, ``own``, ``none``; empty: the benchmark's default)."""
+    scenarios: tuple[str, ...] = ()
+    """Scenarios of a duplex run (``end_of_turn``, ``pause``, ``interruption``, ``backchannel``; empty: all)."""
+    pace: str | None = None
+    """How a duplex run streams user audio (``realtime``; ``None``: the benchmark's default)."""
+    turn_detection: tuple[str, ...] = ()
+    """``KEY=VALUE`` turn-detection options of a duplex run's sessions."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import json
 import platform
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,8 @@ class RunSettings:
     """The annotator gets each sample's reference reply as context (da; ``voxeval run`` turns it on by default)."""
     history: tuple[str, ...] = ()
     """History conditions of a dialogue run (``gold``, ``own``, ``none``), each its own column of results."""
+    duplex: dict[str, Any] = field(default_factory=dict)
+    """A duplex run's scenarios, pace, seed and turn-detection options (empty for other runs)."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``settings`` of ``config.json``; the benchmark-specific fields are kept under ``extra``, as before
@@ -106,6 +108,7 @@ class RunSettings:
         """
         raw = asdict(self)
         abilities, repeats, history = raw.pop("abilities"), raw.pop("judge_repeats"), raw.pop("history")
+        duplex = raw.pop("duplex")
         reply = {"text": raw.pop("reply_text"), "asr": raw.pop("reply_asr")}
         extra: dict[str, Any] = {}
         if raw.pop("reference_aware"):
@@ -114,6 +117,8 @@ class RunSettings:
             extra["abilities"] = sorted(abilities)
         if history:  # only dialogue runs have one: other runs keep their fingerprint
             extra["history"] = list(history)
+        if duplex:  # only duplex runs have one
+            extra["duplex"] = duplex
         if repeats != 1:
             extra["judge_options"] = {"repeats": repeats}
         if reply != {"text": "model", "asr": ""}:  # a run of an earlier version (model text, no ASR) keeps its hash
@@ -133,6 +138,7 @@ class RunSettings:
             reply_asr=str(extra.get("reply", {}).get("asr", "")),
             reference_aware=extra.get("annotator_context") == "reference",
             history=tuple(extra.get("history", ())),
+            duplex=dict(extra.get("duplex") or {}),
         )
 
     def fingerprint(self) -> str:

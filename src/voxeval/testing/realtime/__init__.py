@@ -6,6 +6,7 @@
 True
 """
 
+from voxeval.testing.realtime._duplex import DuplexMockServer, TurnBehaviour
 from voxeval.testing.realtime._faults import FAULTS, SessionFault, SessionFaultPlan
 from voxeval.testing.realtime._hostile import Hostility
 from voxeval.testing.realtime._protocols import OUTPUT_RATE, MockReply, MockSaid, MockTurn, Pacing
@@ -24,6 +25,7 @@ __all__ = [
     "GEMINI_PATH",
     "OPENAI_PATH",
     "OUTPUT_RATE",
+    "DuplexMockServer",
     "Hostility",
     "MockReply",
     "MockSaid",
@@ -34,6 +36,7 @@ __all__ = [
     "Responder",
     "SessionFault",
     "SessionFaultPlan",
+    "TurnBehaviour",
     "default_responder",
     "tone",
 ]
