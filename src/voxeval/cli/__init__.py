@@ -60,6 +60,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "voxeval.cli._label",
         "agreement between human labellers, and of the annotator and the style judge with them; export labels",
     ),
+    "serve": (
+        "voxeval.cli._serve",
+        "serve a system (e.g. the offline cascade) over the OpenAI Realtime protocol, with server-side turn detection",
+    ),
 }
 """Command → (module that registers it, one-line help shown by ``voxeval --help``)."""
 

@@ -1,0 +1,249 @@
+"""``voxeval serve``: a system behind the OpenAI Realtime protocol, driven by voxeval's own ``realtime:openai:``
+client (turn detection off) and by a raw WebSocket client streaming speech through server VAD (turns, barge-in)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from voxeval.errors import VoxevalError
+from voxeval.llm import _cache, set_request_cache
+from voxeval.serve import RealtimeServer, ServeOptions, SystemRunner
+from voxeval.systems import Turn, open_conversation, system_from_spec
+from voxeval.testing.mockserver import sine_wav
+
+KEY = "sk-served-test"
+RATE = 24_000
+
+
+@pytest.fixture(autouse=True)
+def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    saved = _cache._request_cache
+    set_request_cache(None)
+    yield
+    _cache._request_cache = saved
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[RealtimeServer]:
+    """The echo system at real-time pace, behind a key (one server for the module)."""
+    runner = SystemRunner(system_from_spec("python:tests.serve._echo:answer"))
+    with RealtimeServer(runner, ServeOptions("default-instructions", "en"), key=KEY) as server:
+        yield server
+    runner.close()
+
+
+def test_voxeval_client_keeps_the_conversation(served: RealtimeServer) -> None:
+    system = system_from_spec(f"realtime:openai:served@{served.url}")
+
+    async def dialogue() -> list[Any]:
+        conversation = open_conversation(system, "d1")
+        try:
+            return [await conversation.respond(Turn(f"t{i}", sine_wav(0.3), "be brief", "hi")) for i in range(2)]
+        finally:
+            await conversation.close()
+
+    first, second = asyncio.run(dialogue())
+    assert first.text == "history=0 prompt=hi system=be brief lang=en"
+    assert second.text.startswith("history=2 prompt=hi")  # the session kept turn 1 and its reply
+    assert first.meta["status"] == "completed" and first.meta["model_version"] == "served"
+    assert first.audio is not None and len(first.audio) == 44 + RATE  # 0.5 s of 16-bit audio, as the system said
+
+
+def test_a_wrong_key_is_refused(served: RealtimeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SERVED_KEY", "wrong")
+    system = system_from_spec(f"realtime:openai:served@{served.url}?key_env=SERVED_KEY&max_retries=0")
+    with pytest.raises(Exception, match="401"):
+        asyncio.run(system.respond(Turn("t", sine_wav(0.2), "s", "u")))
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "status"),
+    [("/v1/realtime", {}, 401), ("/v1/realtime", {"Authorization": KEY}, 401), ("/other", {}, 404)],
+    ids=["no-key", "no-bearer", "wrong-path"],
+)
+def test_handshakes_refused(served: RealtimeServer, path: str, headers: dict[str, str], status: int) -> None:
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    with pytest.raises(InvalidStatus) as refused:
+        connect(served.url.replace("/v1/realtime", path), additional_headers=headers)
+    assert refused.value.response.status_code == status
+
+
+class Client:
+    """A raw Realtime client: sends events, records every server event with its arrival order."""
+
+    def __init__(self, url: str) -> None:
+        from websockets.sync.client import connect
+
+        self.ws = connect(f"{url}?model=m", additional_headers={"Authorization": f"Bearer {KEY}"}).__enter__()
+        self.events: list[dict[str, Any]] = []
+        assert self.next()["type"] == "session.created"
+
+    def send(self, event: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(event))
+
+    def audio(self, pcm: np.ndarray) -> None:
+        """In 100 ms appends (faster than real time: the server's VAD runs on audio time)."""
+        data = pcm.astype("<i2").tobytes()
+        for i in range(0, len(data), 4800):
+            self.send({"type": "input_audio_buffer.append", "audio": base64.b64encode(data[i : i + 4800]).decode()})
+
+    def next(self, timeout: float = 10.0) -> dict[str, Any]:
+        event: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+        self.events.append(event)
+        return event
+
+    def until(self, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+        while (event := self.next(timeout))["type"] != kind:
+            pass
+        return event
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+@pytest.fixture(scope="module")
+def speech() -> tuple[np.ndarray, float]:
+    """「今日はいい天気ですね」 (pyopenjtalk, 24 kHz) and where its speech starts in the clip."""
+    pytest.importorskip("pyopenjtalk")
+    pytest.importorskip("faster_whisper")
+    from voxeval.duplex import speech_bounds
+    from voxeval.speech.audio import input_format_pcm
+    from voxeval.speech.tts import PyOpenJTalkEngine, VoiceStyle
+
+    clip = input_format_pcm(PyOpenJTalkEngine().synthesize("今日はいい天気ですね", VoiceStyle()))
+    bounds = speech_bounds(clip, RATE)
+    assert bounds is not None
+    return clip, bounds[0]
+
+
+def silence(seconds: float) -> np.ndarray:
+    return np.zeros(round(seconds * RATE), dtype="<i2")
+
+
+def test_server_vad_detects_the_turn_and_answers(served: RealtimeServer, speech: tuple[np.ndarray, float]) -> None:
+    clip, onset = speech
+    client = Client(served.url)
+    client.send({"type": "session.update", "session": {"instructions": "vad", "audio": {"input": {
+        "turn_detection": {"type": "server_vad", "silence_duration_ms": 400, "prefix_padding_ms": 200}}}}})  # fmt: skip
+    assert client.until("session.updated")["session"]["audio"]["input"]["turn_detection"]["silence_duration_ms"] == 400
+    client.audio(np.concatenate([silence(1.0), clip, silence(1.0)]))
+    started = client.until("input_audio_buffer.speech_started")
+    stopped = client.until("input_audio_buffer.speech_stopped")
+    committed = client.until("input_audio_buffer.committed")
+    done = client.until("response.done")
+    client.close()
+    # Speech starts at 1.0 s + its onset in the clip; the reported start includes the 200 ms prefix (±100 ms: Silero).
+    assert started["audio_start_ms"] == pytest.approx((1.0 + onset) * 1000 - 200, abs=100)
+    speech_end_ms = (1.0 + len(clip) / RATE - onset) * 1000  # the clip's trailing padding mirrors its leading one
+    assert speech_end_ms + 400 - 100 <= stopped["audio_end_ms"] <= speech_end_ms + 400 + 150
+    assert started["item_id"] == stopped["item_id"] == committed["item_id"]
+    assert done["response"]["status"] == "completed"
+    kinds = [e["type"] for e in client.events]
+    transcript = next(e for e in client.events if e["type"] == "response.output_audio_transcript.done")
+    assert transcript["transcript"] == "history=0 prompt= system=vad lang=en"
+    audio = b"".join(base64.b64decode(e["delta"]) for e in client.events if e["type"] == "response.output_audio.delta")
+    assert len(audio) == RATE  # 0.5 s, whole
+    assert kinds.index("response.created") < kinds.index("response.output_audio.delta") < kinds.index("response.done")
+
+
+def test_barge_in_cancels_the_reply(served: RealtimeServer, speech: tuple[np.ndarray, float]) -> None:
+    clip, _ = speech
+    client = Client(served.url)
+    client.send({"type": "session.update", "session": {"instructions": "long", "audio": {"input": {
+        "turn_detection": {"type": "server_vad", "silence_duration_ms": 300}}}}})  # fmt: skip
+    client.audio(np.concatenate([silence(0.5), clip, silence(0.6)]))
+    rid = client.until("response.created")["response"]["id"]
+    client.until("response.output_audio.delta")  # the 5 s reply is streaming at real-time pace
+    client.audio(np.concatenate([silence(0.2), clip]))  # the user speaks again
+    client.until("input_audio_buffer.speech_started")
+    at_barge_in = len(client.events)
+    done = client.until("response.done")
+    client.close()
+    assert done["response"]["id"] == rid and done["response"]["status"] == "cancelled"
+    assert done["response"]["status_details"] == {"type": "cancelled", "reason": "turn_detected"}
+    after = [e["type"] for e in client.events[at_barge_in:]]
+    assert "response.output_audio.delta" not in after  # no audio after the server heard the user
+    sent = sum(1 for e in client.events if e["type"] == "response.output_audio.delta")
+    assert 1 <= sent < 50  # cut short of the 50 deltas of the whole reply
+
+
+def test_client_cancel_and_a_new_response_with_history(served: RealtimeServer) -> None:
+    client = Client(served.url)
+    client.send({"type": "session.update", "session": {"instructions": "long", "audio": {"input": {
+        "turn_detection": None}}}})  # fmt: skip
+    client.audio(np.asarray(np.frombuffer(sine_wav(0.3)[44:], dtype="<i2")))
+    client.send({"type": "input_audio_buffer.commit"})
+    client.send({"type": "response.create"})
+    client.until("response.output_audio.delta")
+    client.send({"type": "response.cancel"})
+    done = client.until("response.done")
+    assert done["response"]["status_details"]["reason"] == "client_cancelled"
+    client.send({"type": "conversation.item.create", "item": {"type": "message", "role": "user", "content": [
+        {"type": "input_audio", "audio": base64.b64encode(sine_wav(0.2)[44:]).decode()}]}})  # fmt: skip
+    client.send({"type": "response.create", "response": {"instructions": "short"}})
+    client.until("response.done")
+    client.close()
+    transcript = [e["transcript"] for e in client.events if e["type"] == "response.output_audio_transcript.done"]
+    assert transcript[0] and "history=0".startswith(transcript[0][:9])  # the part said before the cancel
+    assert transcript[1] == "history=2 prompt= system=short lang=en"  # the cancelled turn stays in the history
+
+
+BAD = [
+    ("not json", "invalid_json", None),
+    (json.dumps([1]), "invalid_json", None),
+    (json.dumps({"type": "input_audio_buffer.nope"}), "invalid_event", "type"),
+    (json.dumps({"type": "input_audio_buffer.append", "audio": "!!"}), "invalid_value", "audio"),
+    (json.dumps({"type": "input_audio_buffer.append"}), "invalid_value", "audio"),
+    (json.dumps({"type": "input_audio_buffer.commit", "event_id": "c1"}), "input_audio_buffer_commit_empty", None),
+    (json.dumps({"type": "response.cancel"}), "response_cancel_not_active", "response_id"),
+    (json.dumps({"type": "response.create"}), "nothing_to_answer", None),
+    (json.dumps({"type": "session.update", "session": {"audio": {"input": {"format": {"type": "audio/pcmu"}}}}}),
+     "unsupported", "session.audio.input.format"),
+    (json.dumps({"type": "session.update", "session": {"audio": {"input": {"turn_detection": {
+        "type": "semantic_vad"}}}}}), "unsupported", "session.audio.input.turn_detection"),
+    (json.dumps({"type": "session.update", "session": {"audio": {"input": {"turn_detection": {
+        "type": "server_vad", "threshold": 2}}}}}), "invalid_value", "session.audio.input.turn_detection.threshold"),
+    (json.dumps({"type": "session.update", "session": {"tools": [{"type": "function", "name": "f"}]}}),
+     "unsupported", "session.tools"),
+    (json.dumps({"type": "conversation.item.create", "item": {"type": "function_call"}}), "unsupported", "item.type"),
+]  # fmt: skip
+
+
+def test_bad_input_gets_an_error_event_and_the_session_goes_on(served: RealtimeServer) -> None:
+    client = Client(served.url)
+    for raw, code, param in BAD:
+        client.ws.send(raw)
+        error = client.until("error")["error"]
+        assert (error["type"], error["code"], error["param"]) == ("invalid_request_error", code, param), raw
+    assert error["event_id"] is None and client.events[-2:] != []
+    client.send({"type": "input_audio_buffer.commit", "event_id": "mine"})
+    assert client.until("error")["error"]["event_id"] == "mine"  # the client's id comes back
+    client.send({"type": "session.update", "session": {"instructions": "still here"}})
+    assert client.until("session.updated")["session"]["instructions"] == "still here"
+    client.close()
+
+
+@pytest.mark.parametrize(("pace", "speed"), [("realtime", 1.0), ("instant", math.inf), ("2.5", 2.5)])
+def test_pace(pace: str, speed: float) -> None:
+    from voxeval.cli._serve import parse_pace
+
+    assert parse_pace(pace) == speed
+
+
+@pytest.mark.parametrize("pace", ["0", "-1", "nan", "fast"])
+def test_bad_pace_is_refused(pace: str) -> None:
+    from voxeval.cli._serve import parse_pace
+
+    with pytest.raises(VoxevalError, match="--pace"):
+        parse_pace(pace)
