@@ -146,7 +146,7 @@ class RealtimeSession:
         if vad is None:
             return
         if self.vad is None:
-            self.vad = (SileroStream(), TurnDetector(vad), end_ms - len(pcm) // BYTES_PER_MS)
+            self.vad = (_silero(), TurnDetector(vad), end_ms - len(pcm) // BYTES_PER_MS)
         stream, detector, origin = self.vad
         first = stream.windows
         for edge in detector.feed(stream.feed(pcm), first):
@@ -229,6 +229,17 @@ class RealtimeSession:
         finally:
             self.items.append(Item(self._id("item"), "assistant", active.sent))
             self.active = None
+
+
+def _silero() -> SileroStream:
+    """A VAD stream; without faster-whisper an error event says which extra to install (there is no fallback)."""
+    from voxeval.errors import MissingDependencyError
+
+    try:
+        return SileroStream()
+    except MissingDependencyError as exc:
+        where = "session.audio.input.turn_detection"
+        raise ClientError("turn_detection_unavailable", f"{exc}; or set turn_detection to null", where) from None
 
 
 def _field(event: dict[str, Any], name: str, kind: type) -> Any:
