@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import time
+
 from voxeval.systems import Reply, Turn
 from voxeval.testing.mockserver import sine_wav
 
 
 def answer(turn: Turn) -> Reply:
-    """A reply naming the turn's history, prompt, instructions and language; a tone of 0.5 s, or of 5 s when the
-    instructions say ``long`` (a reply to barge in on)."""
+    """A reply naming the turn's history, prompt, instructions and language, as a tone of 0.5 s; instructions that
+    say ``long`` (5 s) or ``medium`` (1.5 s) give a reply to talk over, ``slow`` one that takes 0.8 s to think
+    (a blocking sleep: the server must stay live meanwhile)."""
+    if "slow" in turn.system_prompt:
+        time.sleep(0.8)
     text = f"history={len(turn.history)} prompt={turn.user_prompt} system={turn.system_prompt} lang={turn.language}"
-    return Reply(text, sine_wav(5.0 if "long" in turn.system_prompt else 0.5))
+    seconds = 5.0 if "long" in turn.system_prompt else 1.5 if "medium" in turn.system_prompt else 0.5
+    return Reply(text, sine_wav(seconds))

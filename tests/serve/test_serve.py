@@ -20,6 +20,10 @@ from voxeval.systems import Turn, open_conversation, system_from_spec
 from voxeval.testing.mockserver import sine_wav
 
 KEY = "sk-served-test"
+SERVER_EVENT: Any = pytest.importorskip("pydantic").TypeAdapter(
+    pytest.importorskip("openai.types.realtime").RealtimeServerEvent
+)
+"""Every server event a raw client receives is validated as the SDK's ``RealtimeServerEvent`` union."""
 RATE = 24_000
 
 
@@ -99,7 +103,9 @@ class Client:
             self.send({"type": "input_audio_buffer.append", "audio": base64.b64encode(data[i : i + 4800]).decode()})
 
     def next(self, timeout: float = 10.0) -> dict[str, Any]:
+        """The next server event, checked against the ``openai`` SDK's type of it (names, required fields, types)."""
         event: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+        SERVER_EVENT.validate_python(event)
         self.events.append(event)
         return event
 
@@ -178,6 +184,42 @@ def test_barge_in_cancels_the_reply(served: RealtimeServer, speech: tuple[np.nda
     assert 1 <= sent < 50  # cut short of the 50 deltas of the whole reply
 
 
+def vad_session(url: str, instructions: str, **vad: object) -> Client:
+    client = Client(url)
+    detection = {"type": "server_vad", "silence_duration_ms": 300, **vad}
+    client.send({"type": "session.update", "session": {"instructions": instructions, "audio": {"input": {
+        "turn_detection": detection}}}})  # fmt: skip
+    return client
+
+
+def test_barge_in_while_the_reply_is_being_made(served: RealtimeServer, speech: tuple[np.ndarray, float]) -> None:
+    clip, _ = speech
+    client = vad_session(served.url, "slow")  # the system blocks its thread for 0.8 s
+    client.audio(np.concatenate([silence(0.5), clip, silence(0.4)]))
+    rid = client.until("response.created")["response"]["id"]
+    client.audio(clip)  # at once: the socket loop hears it while the system is still thinking
+    client.until("input_audio_buffer.speech_started")
+    done = client.until("response.done", timeout=0.5)  # long before the system would have answered
+    client.close()
+    assert (done["response"]["id"], done["response"]["status"]) == (rid, "cancelled")
+    assert not any(e["type"].startswith("response.output") for e in client.events)  # it never said a thing
+
+
+def test_without_interrupt_response_the_reply_goes_on(served: RealtimeServer, speech: tuple[np.ndarray, float]) -> None:
+    clip, _ = speech
+    client = vad_session(served.url, "medium", interrupt_response=False)
+    client.audio(np.concatenate([silence(0.5), clip, silence(0.4)]))
+    client.until("response.output_audio.delta")
+    client.audio(np.concatenate([clip, silence(0.4)]))  # a whole second turn while the 1.5 s reply streams
+    client.until("input_audio_buffer.speech_started")
+    error = client.until("error")["error"]
+    done = client.until("response.done")
+    client.close()
+    assert error["code"] == "conversation_already_has_active_response"  # no second response over the first
+    assert done["response"]["status"] == "completed"
+    assert sum(1 for e in client.events if e["type"] == "response.output_audio.delta") == 15  # all of it
+
+
 def test_client_cancel_and_a_new_response_with_history(served: RealtimeServer) -> None:
     client = Client(served.url)
     client.send({"type": "session.update", "session": {"instructions": "long", "audio": {"input": {
@@ -191,12 +233,18 @@ def test_client_cancel_and_a_new_response_with_history(served: RealtimeServer) -
     assert done["response"]["status_details"]["reason"] == "client_cancelled"
     client.send({"type": "conversation.item.create", "item": {"type": "message", "role": "user", "content": [
         {"type": "input_audio", "audio": base64.b64encode(sine_wav(0.2)[44:]).decode()}]}})  # fmt: skip
-    client.send({"type": "response.create", "response": {"instructions": "short"}})
+    client.send({"type": "response.create", "response": {"instructions": "short", "output_modalities": ["text"]}})
     client.until("response.done")
     client.close()
-    transcript = [e["transcript"] for e in client.events if e["type"] == "response.output_audio_transcript.done"]
-    assert transcript[0] and "history=0".startswith(transcript[0][:9])  # the part said before the cancel
-    assert transcript[1] == "history=2 prompt= system=short lang=en"  # the cancelled turn stays in the history
+    transcript = next(e for e in client.events if e["type"] == "response.output_audio_transcript.done")["transcript"]
+    full = "history=0 prompt= system=long lang=en"
+    assert 0 < len(transcript) < len(full) and full.startswith(transcript)  # what was said before the cancel
+    text = client.events[-2]  # text output for this response only; the cancelled turn stays in the history
+    said = [{"type": "output_text", "text": "history=2 prompt= system=short lang=en"}]
+    assert (text["type"], text["item"]["content"]) == ("response.output_item.done", said)
+    kinds = [e["type"] for e in client.events[-5:]]
+    assert kinds == ["response.output_item.added", "response.output_text.delta", "response.output_text.done",
+                     "response.output_item.done", "response.done"]  # fmt: skip
 
 
 BAD = [
@@ -247,3 +295,26 @@ def test_bad_pace_is_refused(pace: str) -> None:
 
     with pytest.raises(VoxevalError, match="--pace"):
         parse_pace(pace)
+
+
+def test_the_openai_sdk_is_a_client(served: RealtimeServer) -> None:
+    """The ``openai`` SDK's own realtime client talks to the server (its key as the bearer)."""
+    openai = pytest.importorskip("openai")
+
+    async def one_turn() -> tuple[str, str]:
+        client = openai.AsyncOpenAI(api_key=KEY, websocket_base_url=served.url.removesuffix("/realtime"))
+        async with client.realtime.connect(model="served") as connection:
+            session = {"type": "realtime", "instructions": "sdk", "audio": {"input": {"turn_detection": None}}}
+            await connection.session.update(session=session)
+            await connection.input_audio_buffer.append(audio=base64.b64encode(sine_wav(0.3)[44:]).decode())
+            await connection.input_audio_buffer.commit()
+            await connection.response.create()
+            transcript = ""
+            async for event in connection:
+                if event.type == "response.output_audio_transcript.done":
+                    transcript = event.transcript
+                if event.type == "response.done":
+                    return transcript, str(event.response.status)
+        raise AssertionError("the session ended before response.done")
+
+    assert asyncio.run(one_turn()) == ("history=0 prompt= system=sdk lang=en", "completed")

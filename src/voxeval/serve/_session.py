@@ -66,8 +66,8 @@ class RealtimeSession:
         self.config = SessionConfig(instructions=options.instructions, model=model)
         self.items: list[Item] = []
         self.buffer = bytearray()
-        self.buffer_start_ms = 0
-        """Session ms (of all audio appended) where ``buffer`` begins."""
+        self.buffer_start = 0
+        """Where ``buffer`` begins, in bytes of all audio appended in the session (kept in bytes: no drift)."""
         self.vad: tuple[SileroStream, TurnDetector, int] | None = None
         self.speech_item: str | None = None
         self.active: Active | None = None
@@ -120,7 +120,7 @@ class RealtimeSession:
                 raise ClientError("input_audio_buffer_commit_empty", f"buffer too small: at least {MIN_COMMIT_MS} ms")
             await self.commit(len(self.buffer), self.speech_item or self._id("item"))
         elif kind == "input_audio_buffer.clear":
-            self.buffer_start_ms += len(self.buffer) // BYTES_PER_MS
+            self.buffer_start += len(self.buffer)
             self.buffer, self.speech_item = bytearray(), None
             self._reset_detector()
             await self.send({"type": "input_audio_buffer.cleared"})
@@ -140,33 +140,35 @@ class RealtimeSession:
         """Buffer the audio; with server VAD, score it and act on the edges it completes."""
         if len(self.buffer) + len(pcm) > MAX_BUFFER_S * REALTIME_RATE * 2:
             raise ClientError("input_audio_buffer_too_long", f"the input buffer holds at most {MAX_BUFFER_S} s")
-        end_ms = self.buffer_start_ms + (len(self.buffer) + len(pcm)) // BYTES_PER_MS
+        here = self.buffer_start + len(self.buffer)
         self.buffer += pcm
         vad = self.config.turn_detection
         if vad is None:
             return
         if self.vad is None:
-            self.vad = (_silero(), TurnDetector(vad), end_ms - len(pcm) // BYTES_PER_MS)
+            self.vad = (_silero(), TurnDetector(vad), here)  # the stream's window 0 starts here
         stream, detector, origin = self.vad
         first = stream.windows
         for edge in detector.feed(stream.feed(pcm), first):
-            await self.on_edge(SpeechEdge(edge.kind, edge.at_ms + origin, edge.speech_start_ms + origin))
+            await self.on_edge(edge, origin)
 
-    async def on_edge(self, edge: SpeechEdge) -> None:
+    async def on_edge(self, edge: SpeechEdge, origin: int) -> None:
+        """Act on a VAD edge; ``origin``: the byte of session audio where the detector's stream began."""
         vad = self.config.turn_detection
         assert vad is not None  # edges come only from a detector of the current settings
+        padding = vad.prefix_padding_ms * BYTES_PER_MS
         if edge.kind == "started":
             self.speech_item = self._id("item")
-            start = max(self.buffer_start_ms, edge.at_ms - vad.prefix_padding_ms)
+            start = max(self.buffer_start, origin + edge.at_ms * BYTES_PER_MS - padding) // BYTES_PER_MS
             if self.active is not None and vad.interrupt_response:
                 self.cancel("turn_detected")  # before the event is sent: no delta may follow it on the wire
             await self.send(ev.speech_started(start, self.speech_item))
             return
         item_id = self.speech_item or self._id("item")
-        await self.send(ev.speech_stopped(edge.at_ms, item_id))
-        start_ms = max(self.buffer_start_ms, edge.speech_start_ms - vad.prefix_padding_ms)
-        self._drop((start_ms - self.buffer_start_ms) * BYTES_PER_MS)
-        await self.commit(min(len(self.buffer), (edge.at_ms - self.buffer_start_ms) * BYTES_PER_MS), item_id)
+        end = origin + edge.at_ms * BYTES_PER_MS
+        await self.send(ev.speech_stopped(end // BYTES_PER_MS, item_id))
+        self._drop(max(0, origin + edge.speech_start_ms * BYTES_PER_MS - padding - self.buffer_start))
+        await self.commit(min(len(self.buffer), end - self.buffer_start), item_id)
         if not vad.create_response:
             return
         if self.active is not None:
@@ -176,7 +178,7 @@ class RealtimeSession:
     def _drop(self, size: int) -> None:
         """Drop audio before a turn's padded start from the buffer."""
         size -= size % 2
-        self.buffer_start_ms += size // BYTES_PER_MS
+        self.buffer_start += size
         del self.buffer[:size]
 
     async def commit(self, size: int, item_id: str) -> None:
