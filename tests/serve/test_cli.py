@@ -77,3 +77,42 @@ def test_the_offline_cascade_answers_spoken_japanese() -> None:
         reply = asyncio.run(system.respond(Turn("t", audio, default_prompts("ja")[0], "")))
     runner.close()
     assert reply.text.strip() and reply.audio is not None and len(reply.audio) > 24_000
+
+
+def test_the_cascade_hears_real_speech_through_server_vad() -> None:
+    """The offline cascade's own ASR (whisper-base) and voice (pyopenjtalk), its LLM a local mock: two spoken turns
+    through server VAD; the second turn's LLM request carries the first turn's transcript and reply."""
+    pytest.importorskip("faster_whisper")
+    pytest.importorskip("pyopenjtalk")
+    import numpy as np
+
+    from voxeval.serve import RealtimeServer, ServeOptions, SystemRunner
+    from voxeval.speech.asr._whisper import whisper_base_dir
+    from voxeval.speech.audio import input_format_pcm
+    from voxeval.speech.tts import PyOpenJTalkEngine, VoiceStyle
+    from voxeval.systems import default_prompts, system_from_spec
+    from voxeval.testing.mockserver import MockServer
+
+    if not whisper_base_dir().exists():
+        pytest.skip("whisper-base is not downloaded (make models)")
+    from tests.serve._client import Client, silence
+
+    clip = input_format_pcm(PyOpenJTalkEngine().synthesize("今日はいい天気ですね", VoiceStyle()))
+    with MockServer(lambda endpoint, request: "はい、晴れです。") as llm:
+        runner = SystemRunner(system_from_spec(f"cascade:llm=openai-compat:m@{llm.openai_base_url}?max_retries=0"))
+        with RealtimeServer(runner, ServeOptions(default_prompts("ja")[0], speed=float("inf"))) as server:
+            client = Client(server.url)  # server VAD is on by default, as the API's
+            for _ in range(2):
+                client.audio(np.concatenate([silence(0.3), clip, silence(0.7)]))
+                done = client.until("response.done", timeout=60)
+                assert done["response"]["status"] == "completed"
+            client.close()
+        runner.close()
+        requests = [r.json["messages"] for r in llm.requests]
+    transcripts = [e["transcript"] for e in client.events if e["type"] == "response.output_audio_transcript.done"]
+    assert transcripts == ["はい、晴れです。"] * 2
+    audio = [e for e in client.events if e["type"] == "response.output_audio.delta"]
+    assert len(audio) >= 5  # pyopenjtalk's reply, at least half a second
+    assert "天気" in requests[0][-1]["content"]  # whisper heard the speech
+    assert [m["role"] for m in requests[1]] == ["system", "user", "assistant", "user"]
+    assert requests[1][1]["content"] == requests[0][-1]["content"] and requests[1][2]["content"] == "はい、晴れです。"

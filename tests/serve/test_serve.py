@@ -13,18 +13,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.serve._client import KEY, RATE, Client, silence
 from voxeval.errors import VoxevalError
 from voxeval.llm import _cache, set_request_cache
 from voxeval.serve import RealtimeServer, ServeOptions, SystemRunner
 from voxeval.systems import Turn, open_conversation, system_from_spec
 from voxeval.testing.mockserver import sine_wav
-
-KEY = "sk-served-test"
-SERVER_EVENT: Any = pytest.importorskip("pydantic").TypeAdapter(
-    pytest.importorskip("openai.types.realtime").RealtimeServerEvent
-)
-"""Every server event a raw client receives is validated as the SDK's ``RealtimeServerEvent`` union."""
-RATE = 24_000
 
 
 @pytest.fixture(autouse=True)
@@ -83,41 +77,6 @@ def test_handshakes_refused(served: RealtimeServer, path: str, headers: dict[str
     assert refused.value.response.status_code == status
 
 
-class Client:
-    """A raw Realtime client: sends events, records every server event with its arrival order."""
-
-    def __init__(self, url: str) -> None:
-        from websockets.sync.client import connect
-
-        self.ws = connect(f"{url}?model=m", additional_headers={"Authorization": f"Bearer {KEY}"}).__enter__()
-        self.events: list[dict[str, Any]] = []
-        assert self.next()["type"] == "session.created"
-
-    def send(self, event: dict[str, Any]) -> None:
-        self.ws.send(json.dumps(event))
-
-    def audio(self, pcm: np.ndarray) -> None:
-        """In 100 ms appends (faster than real time: the server's VAD runs on audio time)."""
-        data = pcm.astype("<i2").tobytes()
-        for i in range(0, len(data), 4800):
-            self.send({"type": "input_audio_buffer.append", "audio": base64.b64encode(data[i : i + 4800]).decode()})
-
-    def next(self, timeout: float = 10.0) -> dict[str, Any]:
-        """The next server event, checked against the ``openai`` SDK's type of it (names, required fields, types)."""
-        event: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
-        SERVER_EVENT.validate_python(event)
-        self.events.append(event)
-        return event
-
-    def until(self, kind: str, timeout: float = 10.0) -> dict[str, Any]:
-        while (event := self.next(timeout))["type"] != kind:
-            pass
-        return event
-
-    def close(self) -> None:
-        self.ws.close()
-
-
 @pytest.fixture(scope="module")
 def speech() -> tuple[np.ndarray, float]:
     """「今日はいい天気ですね」 (pyopenjtalk, 24 kHz) and where its speech starts in the clip."""
@@ -131,10 +90,6 @@ def speech() -> tuple[np.ndarray, float]:
     bounds = speech_bounds(clip, RATE)
     assert bounds is not None
     return clip, bounds[0]
-
-
-def silence(seconds: float) -> np.ndarray:
-    return np.zeros(round(seconds * RATE), dtype="<i2")
 
 
 def test_server_vad_detects_the_turn_and_answers(served: RealtimeServer, speech: tuple[np.ndarray, float]) -> None:
@@ -192,32 +147,19 @@ def vad_session(url: str, instructions: str, **vad: object) -> Client:
     return client
 
 
-def test_barge_in_while_the_reply_is_being_made(served: RealtimeServer, speech: tuple[np.ndarray, float]) -> None:
-    clip, _ = speech
-    client = vad_session(served.url, "slow")  # the system blocks its thread for 0.8 s
-    client.audio(np.concatenate([silence(0.5), clip, silence(0.4)]))
-    rid = client.until("response.created")["response"]["id"]
-    client.audio(clip)  # at once: the socket loop hears it while the system is still thinking
-    client.until("input_audio_buffer.speech_started")
-    done = client.until("response.done", timeout=0.5)  # long before the system would have answered
-    client.close()
-    assert (done["response"]["id"], done["response"]["status"]) == (rid, "cancelled")
-    assert not any(e["type"].startswith("response.output") for e in client.events)  # it never said a thing
-
-
 def test_without_interrupt_response_the_reply_goes_on(served: RealtimeServer, speech: tuple[np.ndarray, float]) -> None:
     clip, _ = speech
     client = vad_session(served.url, "medium", interrupt_response=False)
     client.audio(np.concatenate([silence(0.5), clip, silence(0.4)]))
     client.until("response.output_audio.delta")
-    client.audio(np.concatenate([clip, silence(0.4)]))  # a whole second turn while the 1.5 s reply streams
+    client.audio(np.concatenate([clip, silence(0.4)]))  # a whole second turn while the 1.0 s reply streams
     client.until("input_audio_buffer.speech_started")
     error = client.until("error")["error"]
     done = client.until("response.done")
     client.close()
     assert error["code"] == "conversation_already_has_active_response"  # no second response over the first
     assert done["response"]["status"] == "completed"
-    assert sum(1 for e in client.events if e["type"] == "response.output_audio.delta") == 15  # all of it
+    assert sum(1 for e in client.events if e["type"] == "response.output_audio.delta") == 10  # all of it
 
 
 def test_client_cancel_and_a_new_response_with_history(served: RealtimeServer) -> None:
@@ -318,3 +260,17 @@ def test_the_openai_sdk_is_a_client(served: RealtimeServer) -> None:
         raise AssertionError("the session ended before response.done")
 
     assert asyncio.run(one_turn()) == ("history=0 prompt= system=sdk lang=en", "completed")
+
+
+# Last in the module: the cancelled call keeps the worker thread asleep for its 0.8 s (it cannot be interrupted).
+def test_barge_in_while_the_reply_is_being_made(served: RealtimeServer, speech: tuple[np.ndarray, float]) -> None:
+    clip, _ = speech
+    client = vad_session(served.url, "slow")  # the system blocks its thread for 0.8 s
+    client.audio(np.concatenate([silence(0.5), clip, silence(0.4)]))
+    rid = client.until("response.created")["response"]["id"]
+    client.audio(clip)  # at once: the socket loop hears it while the system is still thinking
+    client.until("input_audio_buffer.speech_started")
+    done = client.until("response.done", timeout=0.5)  # long before the system would have answered
+    client.close()
+    assert (done["response"]["id"], done["response"]["status"]) == (rid, "cancelled")
+    assert not any(e["type"].startswith("response.output") for e in client.events)  # it never said a thing
