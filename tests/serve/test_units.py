@@ -119,3 +119,10 @@ def test_the_conversation_becomes_a_turn_with_its_history() -> None:
         build_turn(items[:4], "t", ("s", "ja"))
     with pytest.raises(ClientError, match="starts with an assistant"):
         build_turn(items[2:], "t", ("s", "ja"))
+
+
+def test_serve_imports_nothing_of_runs_reports_or_the_cli() -> None:
+    from tests.run.test_benchmark_registry import imported
+
+    upward = ("voxeval.run", "voxeval.benchmark", "voxeval.report", "voxeval.cli", "voxeval.label", "voxeval.duplex")
+    assert not {m for m in imported("serve") if m.startswith(upward)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 from typing import Any
 
 from voxeval.errors import ConfigError
@@ -79,6 +80,9 @@ def _serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535 or args.max_sessions < 1:
         raise ConfigError("--port must be 0-65535 and --max-sessions at least 1")
     key, speed = _key(args.require_key_env), parse_pace(args.pace)
+    if key is None and args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"voxeval serve: warning: {args.host} is reachable from the network and no key is required "
+              "(--require-key-env)", file=sys.stderr, flush=True)  # fmt: skip
     runner = SystemRunner(system_from_spec(args.system))
     options = ServeOptions(default_prompts(args.language)[0], args.language, speed)
     server = RealtimeServer(runner, options, host=args.host, port=args.port, key=key, max_sessions=args.max_sessions)

@@ -64,6 +64,17 @@ class RealtimeServer:
             compression=None,
         )
         self.port = int(next(iter(self._server.sockets)).getsockname()[1])
+        await asyncio.to_thread(self._load_vad)
+
+    def _load_vad(self) -> None:
+        """Load Silero before the first session needs it (0.25 s that would otherwise stall the socket loop once)."""
+        from voxeval.errors import MissingDependencyError
+        from voxeval.serve._vad import SileroStream
+
+        try:
+            SileroStream()
+        except MissingDependencyError as exc:
+            self.options.log(f"voxeval serve: {exc}; only sessions with turn_detection null can be served")
 
     async def stop(self) -> None:
         """Close every session (code 1001) and stop listening."""

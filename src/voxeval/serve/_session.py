@@ -228,6 +228,9 @@ class RealtimeSession:
             await stream_reply(self, active)
         except ConnectionClosed:
             pass  # the client left mid-reply: nobody to tell
+        except Exception as exc:  # a fault of the server itself (the system's own failures are handled inside)
+            self.options.log(f"voxeval serve: {self.id}: response {active.id} broke: {exc!r}")
+            await self.connection.close(1011, "voxeval serve: internal error")
         finally:
             self.items.append(Item(self._id("item"), "assistant", active.sent))
             self.active = None
