@@ -110,6 +110,7 @@ def test_server_vad_detects_the_turn_and_answers(served: RealtimeServer, speech:
     assert speech_end_ms + 400 - 100 <= stopped["audio_end_ms"] <= speech_end_ms + 400 + 150
     assert started["item_id"] == stopped["item_id"] == committed["item_id"]
     assert done["response"]["status"] == "completed"
+    assert done["response"]["output"][0]["content"] == [{"type": "output_audio", "transcript": transcript_of(client)}]
     kinds = [e["type"] for e in client.events]
     transcript = next(e for e in client.events if e["type"] == "response.output_audio_transcript.done")
     assert transcript["transcript"] == "history=0 prompt= system=vad lang=en"
@@ -207,6 +208,10 @@ BAD = [
     (json.dumps({"type": "session.update", "session": {"tools": [{"type": "function", "name": "f"}]}}),
      "unsupported", "session.tools"),
     (json.dumps({"type": "conversation.item.create", "item": {"type": "function_call"}}), "unsupported", "item.type"),
+    (json.dumps({"type": "conversation.item.create", "previous_item_id": "item_x", "item": {"type": "message",
+     "role": "user", "content": [{"type": "input_text", "text": "hi"}]}}), "unsupported", "previous_item_id"),
+    (json.dumps({"type": "conversation.item.create", "item": {"type": "message", "role": "user", "content": []}}),
+     "invalid_value", "item.content"),
 ]  # fmt: skip
 
 
@@ -260,6 +265,26 @@ def test_the_openai_sdk_is_a_client(served: RealtimeServer) -> None:
         raise AssertionError("the session ended before response.done")
 
     assert asyncio.run(one_turn()) == ("history=0 prompt= system=sdk lang=en", "completed")
+
+
+@pytest.mark.parametrize(("instructions", "reason"), [("fail", "asked to fail"), ("garbled", "reply audio of")])
+def test_a_failing_system_gives_a_failed_response(served: RealtimeServer, instructions: str, reason: str) -> None:
+    client = Client(served.url)
+    client.send({"type": "session.update", "session": {"instructions": instructions, "audio": {"input": {
+        "turn_detection": None}}}})  # fmt: skip
+    client.audio(np.asarray(np.frombuffer(sine_wav(0.2)[44:], dtype="<i2")))
+    client.send({"type": "input_audio_buffer.commit"})
+    client.send({"type": "response.create"})
+    failed = client.until("response.done")["response"]
+    client.send({"type": "session.update", "session": {"instructions": "fine"}})  # the session goes on
+    client.until("session.updated")
+    client.close()
+    assert failed["status"] == "failed" and reason in failed["status_details"]["error"]["message"]
+    assert not any(e["type"] == "response.output_audio.delta" for e in client.events)
+
+
+def transcript_of(client: Client) -> str:
+    return str(next(e for e in client.events if e["type"] == "response.output_audio_transcript.done")["transcript"])
 
 
 # Last in the module: the cancelled call keeps the worker thread asleep for its 0.8 s (it cannot be interrupted).

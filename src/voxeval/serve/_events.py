@@ -41,10 +41,13 @@ def item_added(item: dict[str, Any], previous_item_id: str | None, kind: str = "
     return {"type": f"conversation.item.{kind}", "item": item, "previous_item_id": previous_item_id}
 
 
-def response(rid: str, output: str, status: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+def response(
+    rid: str, output: str, status: str, details: dict[str, Any] | None = None, items: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """The ``response`` object (``RealtimeResponse``); usage is not counted (no tokens: ``null``)."""
     return {"id": rid, "object": "realtime.response", "status": status, "status_details": details,
-            "output_modalities": [output], "conversation_id": "conv_default", "output": [], "usage": None}  # fmt: skip
+            "output_modalities": [output], "conversation_id": "conv_default", "output": items or [],
+            "usage": None}  # fmt: skip
 
 
 def response_created(rid: str, output: str) -> dict[str, Any]:
@@ -53,15 +56,22 @@ def response_created(rid: str, output: str) -> dict[str, Any]:
 
 
 def response_done(
-    rid: str, output: str, status: Status, reason: str | None = None, message: str = ""
+    rid: str,
+    output: str,
+    status: Status,
+    reason: str | None = None,
+    message: str = "",
+    item: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """``response.done``: ``completed``; ``cancelled`` with its reason; ``failed`` with the system's error."""
+    """``response.done``: ``completed``; ``cancelled`` with its reason; ``failed`` with the system's error. ``item``:
+    the assistant item it made (as ``response.output_item.done`` carries it), listed in ``output``."""
     details: dict[str, Any] | None = None
     if status == "cancelled":
         details = {"type": "cancelled", "reason": reason}
     elif status == "failed":
         details = {"type": "failed", "error": {"type": "server_error", "code": "system_failure", "message": message}}
-    return {"type": "response.done", "response": response(rid, output, status, details)}
+    items = [item] if item is not None else None
+    return {"type": "response.done", "response": response(rid, output, status, details, items)}
 
 
 def _ids(rid: str, item_id: str) -> dict[str, Any]:

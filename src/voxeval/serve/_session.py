@@ -125,6 +125,10 @@ class RealtimeSession:
             self._reset_detector()
             await self.send({"type": "input_audio_buffer.cleared"})
         elif kind == "conversation.item.create":
+            previous = event.get("previous_item_id")
+            if previous is not None and previous != (self.items[-1].id if self.items else None):
+                message = "items are only appended: previous_item_id must be the last item's id (or omitted)"
+                raise ClientError("unsupported", message, "previous_item_id")
             await self.add(item_from_event(event.get("item"), self._id("item")))
         elif kind == "response.create":
             self.start_response(_response_options(event.get("response"), self.config))

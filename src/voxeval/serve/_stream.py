@@ -27,10 +27,18 @@ async def _cancelled_within(active: Active, seconds: float) -> bool:
     return True
 
 
+def reply_pcm(wav: bytes, turn_id: str) -> bytes:
+    """The reply's audio (any format the decoder reads) as 24 kHz 16-bit mono PCM; bad audio is an ``InputError``
+    naming the turn (the response then fails)."""
+    from voxeval.errors import Location
+    from voxeval.speech.audio import decode_audio, quantize_int16
+
+    loaded = decode_audio(wav, Location(f"reply audio of {turn_id}"), sample_rate=REALTIME_RATE)
+    return bytes(quantize_int16(loaded.audio.samples).tobytes())
+
+
 async def _answer(session: RealtimeSession, active: Active) -> tuple[str, bytes] | None:
     """The reply's text and 24 kHz PCM, or ``None`` when cancelled first; a failure of the system raises."""
-    from voxeval.systems._realtime import input_pcm
-
     call = asyncio.ensure_future(session.runner.respond(active.turn))
     stop = asyncio.ensure_future(active.cancelled.wait())
     await asyncio.wait({call, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -41,7 +49,7 @@ async def _answer(session: RealtimeSession, active: Active) -> tuple[str, bytes]
     reply = call.result()
     if active.output != "audio" or not reply.audio:  # text output, or a system that gives text only
         return reply.text, b""
-    return reply.text, await asyncio.to_thread(input_pcm, reply.audio, REALTIME_RATE, active.turn.id)
+    return reply.text, await asyncio.to_thread(reply_pcm, reply.audio, active.turn.id)
 
 
 async def stream_reply(session: RealtimeSession, active: Active) -> None:
@@ -80,5 +88,6 @@ async def stream_reply(session: RealtimeSession, active: Active) -> None:
         await session.send(ev.audio_done(rid, item_id))
     await session.send(ev.text_done(rid, item_id, output, active.sent))
     finished = "incomplete" if status == "cancelled" else "completed"
-    await session.send(ev.output_item(rid, item_id, output, finished, active.sent))
-    await session.send(ev.response_done(rid, output, status, active.reason or None))
+    item = ev.output_item(rid, item_id, output, finished, active.sent)
+    await session.send(item)
+    await session.send(ev.response_done(rid, output, status, active.reason or None, item=item["item"]))
