@@ -70,11 +70,12 @@ endif
 # Both cores, a test file per worker (its module fixtures built once); PYTEST_ARGS= runs the suite in one process.
 PYTEST_ARGS ?= -n 2 --dist loadfile
 
-.PHONY: help test demo bench lint typecheck apt-test apt-demo clean lock
+.PHONY: help test demo demo-da demo-dialogues bench lint typecheck apt-test apt-demo clean lock
 
 help:
 	@echo "make demo   - offline main job: synthesise inputs, run the offline cascade (and the same cascade without ASR), annotate, score, HTML reports"
-	@echo "              (DEMO_LANG=en or zh: the same on the English or Mandarin data)"
+	@echo "              (DEMO_LANG=en or zh: the same on the English or Mandarin data;"
+	@echo "               DEMO_TASK=dialogues: 20 multi-turn dialogues under gold / own / no history)"
 	@echo "make test   - install test dependencies into $(VENV) and run ruff, mypy and pytest"
 	@echo "make lock   - re-resolve every dependency at its newest version into requirements/constraints.txt (then make test)"
 	@echo "make bench  - run the benchmarks under benchmarks/ and write docs/performance.md (BENCH_ARGS=--quick: smaller)"
@@ -122,7 +123,25 @@ test: apt-test $(VENV)/.stamp-test lint typecheck
 apt-demo:
 	@$(MAKE) --no-print-directory apt-test APT_TEST=espeak-ng
 
-demo: $(DEMO_STAMP) $(DEMO_APT)
+# DEMO_TASK=da (default): the style and dialogue-act demo below; DEMO_TASK=dialogues: DEMO_DIALOGUES multi-turn
+# dialogues of $(DEMO_LANG)-dialogues/test under the three history conditions (docs/dialogues.md).
+DEMO_TASK ?= da
+DEMO_DIALOGUES ?= 20
+ifeq ($(filter $(DEMO_TASK),da dialogues),)
+$(error DEMO_TASK must be da or dialogues, got '$(DEMO_TASK)')
+endif
+
+demo: demo-$(DEMO_TASK)
+
+demo-dialogues: $(DEMO_STAMP) $(DEMO_APT)
+	@echo "== dialogues ($(DEMO_LANG)): the offline cascade on $(DEMO_DIALOGUES) dialogues, after the reference dialogue (gold),"
+	@echo "   after its own replies (own) and on each turn alone (none)"
+	$(BIN)/voxeval run --benchmark dialogues --dataset $(DEMO_LANG)-dialogues --split test --limit $(DEMO_DIALOGUES) \
+	  --system $(DEMO_CASCADE) $(DEMO_TTS_ARG) --annotator $(DEMO_ANNOTATOR) --out $(DEMO_OUT)/dialogues
+	$(BIN)/voxeval report $(DEMO_OUT)/dialogues
+	@echo; echo "HTML report: $(DEMO_OUT)/dialogues/report.html (the conditions, the context gain, each dialogue as a chat)"
+
+demo-da: $(DEMO_STAMP) $(DEMO_APT)
 	@echo "== 1/2 style ($(DEMO_LANG)): plain vs style-aware cascade on the acoustic-attribute set, acoustic judge"
 	$(BIN)/voxeval run --benchmark style --dataset acoustic-$(DEMO_LANG) \
 	  --abilities gender,pitch,speed,volume,composite_properties \

@@ -10,7 +10,9 @@ length). Both sides are normalised first: case and punctuation dropped; English 
 become digits, "a.m."/"p.m." become "am"/"pm", times lose their colon, "$85"/"30%" become "85 dollars"/"30
 percent" and common contractions are expanded; Mandarin digits become hanzi numerals and traditional characters
 (which Whisper often writes) become simplified ones (``zhconv``). A voice is judged on what a listener hears, not on
-how Whisper spells a number. Prints one JSON line per engine and the worst transcripts.
+how Whisper spells a number. A transcript that still loops after Whisper's loop recovery (docs/speech.md) is left out
+of the error rate and listed in ``asr_looped`` (``scored`` counts the rest). Prints one JSON line per engine and the
+worst transcripts.
 """
 
 from __future__ import annotations
@@ -108,20 +110,26 @@ def measure(dataset: str, spec: str, n: int, asr: WhisperASR, rate: float = 1.0)
     started = time.perf_counter()
     wavs = _rendered(spec, texts, rate)
     synth_s = time.perf_counter() - started
-    heard = [t.text for t in asr.transcribe_batch(wavs, language)]
+    transcripts = asr.transcribe_batch(wavs, language)
+    # A transcript that still loops after Whisper's recovery says nothing about the voice: left out, listed.
+    looped = [{"text": t, "heard": h.text, "symptom": h.looped} for t, h in zip(texts, transcripts, strict=True)
+              if h.looped]  # fmt: skip
+    pairs = [(t, h.text) for t, h in zip(texts, transcripts, strict=True) if not h.looped]
     norm = normalise_en if language == "en" else normalise_zh
-    errors = [levenshtein(norm(t), norm(h)) for t, h in zip(texts, heard, strict=True)]
-    length = sum(len(norm(t)) for t in texts)
-    worst = sorted(zip(errors, texts, heard, strict=True), key=lambda x: -x[0])[:3]
+    errors = [levenshtein(norm(t), norm(h)) for t, h in pairs]
+    length = sum(len(norm(t)) for t, _ in pairs)
+    worst = sorted(zip(errors, pairs, strict=True), key=lambda x: -x[0])[:3]
     return {
         "dataset": dataset,
         "engine": spec,
         "rate": rate,
         "inputs": len(texts),
+        "scored": len(pairs),
         "metric": "WER" if language == "en" else "CER",
         "error_rate": round(sum(errors) / max(1, length), 4),
         "synth_s_per_input": round(synth_s / len(texts), 3),
-        "worst": [{"errors": e, "text": t, "heard": h} for e, t, h in worst if e],
+        "worst": [{"errors": e, "text": t, "heard": h} for e, (t, h) in worst if e],
+        "asr_looped": looped,
     }
 
 

@@ -17,8 +17,8 @@ from tests.conftest import gold_row, write_jsonl
 from tests.hostile.raw_server import BodyServer, gemini_body, no_wait_model, openai_body
 from voxeval.cli import main
 from voxeval.llm import ChatMessage, ChatRequest, ProviderError
-from voxeval.llm._gemini import parse_gemini
-from voxeval.llm._openai import parse_openai_chat
+from voxeval.llm.chat._gemini import parse_gemini
+from voxeval.llm.chat._openai import parse_openai_chat
 
 ASK = ChatRequest(messages=(ChatMessage("user", "hi"),), max_tokens=16)
 

@@ -19,8 +19,8 @@ from tests.conftest import gold_row, write_jsonl
 from tests.hostile.raw_server import BodyServer, gemini_body, no_wait_model, openai_body
 from voxeval.cli import main
 from voxeval.llm import ChatMessage, ChatRequest
-from voxeval.llm._gemini import parse_gemini
-from voxeval.llm._openai import parse_openai_chat
+from voxeval.llm.chat._gemini import parse_gemini
+from voxeval.llm.chat._openai import parse_openai_chat
 
 ASK = ChatRequest(messages=(ChatMessage("user", "hi"),), max_tokens=16)
 BAD_COUNTS = [10**400, -5, 1.5, "7", True, 2**60, [3]]

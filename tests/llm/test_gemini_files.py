@@ -13,7 +13,7 @@ import pytest
 
 from voxeval.judge import LalmJudge, StyleItem
 from voxeval.llm import ChatMessage, ChatRequest, ProviderError, _cache, parse_model_spec, set_request_cache
-from voxeval.llm._gemini_files import (
+from voxeval.llm.chat._gemini_files import (
     GeminiFiles,
     UploadedFile,
     gemini_file_payload,

@@ -28,7 +28,7 @@ from voxeval.llm import (
     strip_json_fences,
     weights_path,
 )
-from voxeval.llm._llamacpp import QWEN25_CODER_1_5B, find_parts
+from voxeval.llm.chat._llamacpp import QWEN25_CODER_1_5B, find_parts
 
 CHUNKS = (b"GGUF-", b"tiny-", b"model")
 TINY = LocalWeights(

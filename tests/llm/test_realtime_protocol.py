@@ -11,9 +11,15 @@ from hypothesis import strategies as st
 
 from voxeval.errors import ConfigError
 from voxeval.llm import ProviderError, SessionInput, classify_close, parse_session_spec, session_model_from_spec
-from voxeval.llm._collect import MAX_REPLY_AUDIO_SECONDS, decode_audio_delta
-from voxeval.llm._live_gemini import LiveFold, LiveSettings, setup_message, turn_messages
-from voxeval.llm._realtime_openai import RealtimeFold, RealtimeSettings, error_event, session_update, turn_events
+from voxeval.llm.sessions._collect import MAX_REPLY_AUDIO_SECONDS, decode_audio_delta
+from voxeval.llm.sessions._live_gemini import LiveFold, LiveSettings, setup_message, turn_messages
+from voxeval.llm.sessions._realtime_openai import (
+    RealtimeFold,
+    RealtimeSettings,
+    error_event,
+    session_update,
+    turn_events,
+)
 from voxeval.testing.realtime import SessionFaultPlan
 
 TURN = SessionInput("sys", "user", b"\x01\x00" * 3000, 24_000)

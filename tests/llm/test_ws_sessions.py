@@ -123,7 +123,7 @@ def test_max_tokens_cut_is_truncated_once() -> None:
 
 
 def test_an_oversized_message_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("voxeval.llm._ws.MAX_MESSAGE_BYTES", 1000)
+    monkeypatch.setattr("voxeval.llm.sessions._ws.MAX_MESSAGE_BYTES", 1000)
     with RealtimeMockServer() as srv:
         built = model(srv, "openai")
         with pytest.raises(ProviderError, match="over 1000 bytes: refused") as caught:
@@ -132,7 +132,7 @@ def test_an_oversized_message_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_cache_answers_repeats_and_keys_never_leave(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("voxeval.llm._session_spec.request_cache", lambda: RequestCache(tmp_path / "cache"))
+    monkeypatch.setattr("voxeval.llm.sessions._session_spec.request_cache", lambda: RequestCache(tmp_path / "cache"))
     speak_key = lambda t: MockReply(f"key is {SECRET}", tone(0.2))  # noqa: E731 - a responder that leaks the key
     with RealtimeMockServer(speak_key) as srv:
         built, first = answer(srv, "gemini")

@@ -98,8 +98,21 @@ def test_channel_summary_counts_pairs_speech_only_and_differences() -> None:
     assert (summary.pairs, summary.speech_only, summary.differing, summary.far) == (2, 1, 1, 0)
     assert summary.cer is not None and summary.cer.mean == pytest.approx((0 + 1 / 7) / 2)
     assert [p.id for p in summary.examples] == ["2"]  # a pair that does not differ is no example
-    assert channel_rows([summary])[0][4:] == ["1 (50%)", "0 (0%)"]
+    assert channel_rows([summary])[0][4:] == ["1 (50%)", "0 (0%)", 0]
     assert example_rows([summary])[0][:3] == ["s", "d/2", "0.14"]
     html, md = channel_section(replies, "model")
     assert "the model&#x27;s own text" in html and "--reply-text model" in md
     assert channel_section({"4": replies["4"]}, "speech") == ("", "")
+
+
+def test_a_looped_transcript_is_counted_not_compared() -> None:
+    replies = {
+        "1": spoken("1", "はい、そうです。", "はい そうです"),
+        "2": {**spoken("2", "タイマーを始めます。", "タイマーを始めます。" + "ぁ" * 40), "asr_looped": "compression"},
+        "3": {**spoken("3", "", "はいはいはいはい"), "asr_looped": "repeat", "system": "t"},  # only loops
+    }
+    s, t = channel_summaries(replies)
+    assert (s.system, s.pairs, s.looped, s.cer is not None and s.cer.mean) == ("s", 1, 1, 0.0)
+    assert (t.system, t.pairs, t.speech_only, t.looped) == ("t", 0, 0, 1)
+    assert [r[-1] for r in channel_rows([s, t])] == [1, 1]
+    assert "ASR looped" in channel_section(replies, "speech")[1]

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from voxeval.speech.asr import Transcript, asr_engines
+from voxeval.speech.asr._loop import loop_symptom
 
 SAID: dict[str, str] = {}
 """What each clip says, by the sha256 of its WAV bytes (filled by :func:`clip`)."""
@@ -31,7 +32,8 @@ def clip(text: str, seconds: float = 0.5, rate: int = 16_000) -> bytes:
 
 
 class SaidASR:
-    """Hears what :data:`SAID` says; audio it was not told about, or that is not WAV, fails like a decoder."""
+    """Hears what :data:`SAID` says; audio it was not told about, or that is not WAV, fails like a decoder; a text
+    that loops (:func:`~voxeval.speech.asr._loop.loop_symptom`) is returned marked ``looped``."""
 
     name = "test-said"
     said = SAID
@@ -48,7 +50,9 @@ class SaidASR:
             digest = hashlib.sha256(self.heard_bytes(wav, handle)).hexdigest()
         if digest not in self.said:
             raise ValueError(f"{self.name} was not told what clip {digest[:12]} says")
-        return Transcript(self.said[digest], language, speech_seconds=seconds)
+        text = self.said[digest]
+        # A clip said to loop comes back marked, as from an engine whose loop recovery failed.
+        return Transcript(text, language, speech_seconds=seconds, looped=loop_symptom(text, language, None))
 
     def transcribe_batch(self, wavs: list[bytes], language: str | None = None) -> list[Transcript]:
         """One by one."""

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from voxeval.llm import SessionInput
-from voxeval.llm._live_gemini import ACTIVITY_END, LiveSettings, setup_message, turn_messages
-from voxeval.llm._realtime_openai import COMMIT, RESPONSE_CREATE, RealtimeSettings, turn_events
+from voxeval.llm.sessions._live_gemini import ACTIVITY_END, LiveSettings, setup_message, turn_messages
+from voxeval.llm.sessions._realtime_openai import COMMIT, RESPONSE_CREATE, RealtimeSettings, turn_events
 from voxeval.testing.realtime import RealtimeMockServer, SessionFaultPlan
 
 

@@ -39,6 +39,31 @@ def reply_settings(request: RunRequest) -> tuple[str, str]:
     return text, asr
 
 
+def annotated_settings(
+    benchmark: str, request: RunRequest, datasets: tuple[str, ...], language: str, **extra: Any
+) -> RunSettings:
+    """The settings of a benchmark scored by dialogue-act annotation (``da``, ``dialogues``): the Appendix B prompts
+    and the input voice of ``language`` unless the request replaces them, the reply channel, the annotator."""
+    from voxeval.systems import default_prompts
+
+    system_prompt, user_prompt = default_prompts(language)
+    reply_text, reply_asr = reply_settings(request)
+    return RunSettings(
+        benchmark=benchmark,
+        datasets=datasets,
+        systems=request.systems,
+        annotator=request.annotator,
+        tts=request.tts or LANGUAGES[language].tts or "auto",
+        split=request.split,
+        system_prompt=request.system_prompt if request.system_prompt is not None else system_prompt,
+        user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,
+        reply_text=reply_text,
+        reply_asr=reply_asr,
+        reference_aware=request.reference_aware,
+        **extra,
+    )
+
+
 def load_datasets(settings: RunSettings, limit: int | None) -> list[Dataset]:
     """The datasets of a run, split and limited."""
     from voxeval.run._names import Entry, distinct_names, split_named
@@ -221,25 +246,8 @@ class DialogueActsBenchmark:
     def settings(self, request: RunRequest) -> RunSettings:
         """Settings with the Appendix B prompts and input voice of the datasets' language (``ja-assistant``,
         the paper's Japanese prompts and pyopenjtalk by default)."""
-        from voxeval.systems import default_prompts
-
         datasets = request.datasets or ("ja-assistant",)
-        language = run_language(datasets)
-        system_prompt, user_prompt = default_prompts(language)
-        reply_text, reply_asr = reply_settings(request)
-        return RunSettings(
-            benchmark=self.name,
-            datasets=datasets,
-            systems=request.systems,
-            annotator=request.annotator,
-            tts=request.tts or LANGUAGES[language].tts or "auto",
-            split=request.split,
-            system_prompt=request.system_prompt if request.system_prompt is not None else system_prompt,
-            user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,
-            reply_text=reply_text,
-            reply_asr=reply_asr,
-            reference_aware=request.reference_aware,
-        )
+        return annotated_settings(self.name, request, datasets, run_language(datasets))
 
     def plan(self, settings: RunSettings, limit: int | None) -> Plan:
         """The datasets (split and limited); their audio files are checked before anything is written."""

@@ -199,6 +199,30 @@ def chats(summary: DialogueRunSummary, sets: list[Any]) -> dict[str, dict[str, l
 
 def load_dialogue_run(run_dir: Path) -> tuple[DialogueRunSummary, dict[str, dict[str, list[ChatTurn]]]]:
     """Read a dialogue run's folder (the dialogue files it recorded, by path and sha256) and score it."""
+    summary, sets = _load(run_dir)
+    return summary, chats(summary, sets)
+
+
+def dialogue_run_data(run_dir: Path, content: str | None = None) -> Any:
+    """A dialogue run as :class:`~voxeval.report.RunData` for ``voxeval compare``: one scored set per (dialogue set,
+    system under a history condition), samples ``DIALOGUE/K``, so runs pair by (dialogue, turn) per condition."""
+    from voxeval.benchmark._da import read_replies
+    from voxeval.report import RunData
+    from voxeval.run._config import read_config
+
+    summary, sets = _load(run_dir)
+    config = read_config(run_dir) or {}
+    languages = {s.name: s.language for s in sets}
+    scored = [r.scored for r in summary.results]
+    if content:  # WLCS-c / WED-c per turn, as for single turns
+        from voxeval.annotate._similarity import similarity_from_name
+        from voxeval.run._content import with_content
+
+        scored = with_content(scored, similarity_from_name(content))
+    return RunData(run_dir, config, scored, read_replies(run_dir), languages)
+
+
+def _load(run_dir: Path) -> tuple[DialogueRunSummary, list[Any]]:
     from voxeval.benchmark._dialogues import load_sets
     from voxeval.run._config import read_config, settings_of
     from voxeval.run._recorded import locate_recorded
@@ -211,5 +235,4 @@ def load_dialogue_run(run_dir: Path) -> tuple[DialogueRunSummary, dict[str, dict
     files = {name: locate_recorded(run_dir, entry, f"datasets.{name}") for name, entry in recorded.items()}
     sets = load_sets(settings, config.get("limit"), files)
     systems = list(config.get("components", {}).get("systems", {})) or list(settings.systems)
-    summary = summarise_run(run_dir, sets, systems, settings.history, write=False)
-    return summary, chats(summary, sets)
+    return summarise_run(run_dir, sets, systems, settings.history, write=False), sets

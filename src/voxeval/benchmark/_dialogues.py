@@ -16,13 +16,12 @@ from typing import Any
 from voxeval.annotate import AnnotationInput, Reference
 from voxeval.data import Dataset, Dialogue, builtin_path, load_dialogues, turn_samples
 from voxeval.errors import ConfigError, InputError, Location
-from voxeval.languages import LANGUAGES
 from voxeval.run import Plan, RunRequest, RunSettings, StageRun
 from voxeval.run._annotations import AnnotateWorker
 from voxeval.run._dialogue_replies import HISTORIES, HistoryCondition, conditioned_name, dialogue_replies
 from voxeval.run._executor import Row, Task
 from voxeval.run._inputs import check_dataset_audio, dataset_input_items
-from voxeval.run._keys import check_run_row, reply_key
+from voxeval.run._keys import check_run_row, read_run_log, reply_key
 from voxeval.run._replies import HistoryRef, ReplyItem
 from voxeval.run._stage import Stage, run_stage
 from voxeval.systems import SpokenDialogueSystem
@@ -205,30 +204,14 @@ class DialoguesBenchmark:
     def settings(self, request: RunRequest) -> RunSettings:
         """Settings with the Appendix B prompts and input voice of the sets' language; all three conditions by
         default."""
-        from voxeval.benchmark._da import reply_settings
-        from voxeval.systems import default_prompts
+        from voxeval.benchmark._da import annotated_settings
 
         datasets = request.datasets or (DEFAULT_DATASET,)
         languages = {_language_of(spec) for spec in datasets}
         if len(languages) != 1:
             raise ConfigError(f"dialogue sets in several languages ({', '.join(sorted(languages))}): run each alone")
-        language = languages.pop()
-        system_prompt, user_prompt = default_prompts(language)
-        reply_text, reply_asr = reply_settings(request)
-        return RunSettings(
-            benchmark=self.name,
-            datasets=datasets,
-            systems=request.systems,
-            annotator=request.annotator,
-            tts=request.tts or LANGUAGES[language].tts or "auto",
-            split=request.split,
-            system_prompt=request.system_prompt if request.system_prompt is not None else system_prompt,
-            user_prompt=request.user_prompt if request.user_prompt is not None else user_prompt,
-            reply_text=reply_text,
-            reply_asr=reply_asr,
-            reference_aware=request.reference_aware,
-            history=tuple(h for h in HISTORIES if h in (request.history or HISTORIES)),
-        )
+        history = tuple(h for h in HISTORIES if h in (request.history or HISTORIES))
+        return annotated_settings(self.name, request, datasets, languages.pop(), history=history)
 
     def plan(self, settings: RunSettings, limit: int | None) -> Plan:
         """The dialogue sets (split, first ``limit`` dialogues each); audio files checked before anything runs."""
@@ -264,8 +247,11 @@ class DialoguesBenchmark:
     def table(self, summary: Any, run_dir: Path) -> str:
         """The conditions side by side, context gain and drift."""
         from voxeval.report._dialogues import dialogues_markdown
+        from voxeval.report._speech import LATENCY_TITLE, latency_text
 
-        return dialogues_markdown(summary.to_json())
+        text = dialogues_markdown(summary.to_json())
+        latency = latency_text(read_run_log(run_dir / "replies.jsonl"))
+        return text + (f"\n\n{LATENCY_TITLE} (per turn)\n\n{latency}" if latency else "")
 
     def dry_run(self, settings: RunSettings, plan: Plan, run_dir: Path) -> dict[str, Any]:
         """What the run would ask for, calling nothing."""
@@ -296,7 +282,7 @@ class DialoguesBenchmark:
 
         summary, chats = load_dialogue_run(run_dir)
         views = {view: {d: [asdict(t) for t in turns] for d, turns in ds.items()} for view, ds in chats.items()}
-        return write_dialogue_reports(run_dir, summary.to_json(), views)
+        return write_dialogue_reports(run_dir, summary.to_json(), views, read_run_log(run_dir / "replies.jsonl"))
 
 
 def _language_of(spec: str) -> str:

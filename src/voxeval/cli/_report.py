@@ -54,13 +54,24 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from voxeval.benchmark._da import load_run
     from voxeval.report._compare import compare_markdown, compare_runs
 
     try:
-        run_a, run_b = load_run(args.run_a, args.content), load_run(args.run_b, args.content)
+        run_a, run_b = _compared(args.run_a, args.content), _compared(args.run_b, args.content)
         result = compare_runs(run_a, run_b, cross_language=args.cross_language)
     except ValueError as exc:
         raise InputError(Location(f"{args.run_a} / {args.run_b}"), str(exc)) from None
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else compare_markdown(result), end="")
     return 0
+
+
+def _compared(run_dir: Path, content: str | None) -> Any:
+    """A run as ``compare`` reads it: a dialogue run pairs by (dialogue, turn) within each history condition."""
+    from voxeval.benchmark import benchmark_of
+    from voxeval.benchmark._da import load_run
+
+    if (run_dir / "config.json").exists() and benchmark_of(run_dir).name == "dialogues":
+        from voxeval.benchmark._dialogue_summary import dialogue_run_data
+
+        return dialogue_run_data(run_dir, content)
+    return load_run(run_dir, content)

@@ -24,7 +24,6 @@ from typing import Any, Literal, get_args
 from voxeval.acts import Acts, parse_acts
 from voxeval.data._schema import GoldSample, parse_id
 from voxeval.errors import InputError, Location
-from voxeval.io import read_jsonl
 from voxeval.languages import language_of
 
 Context = Literal["needed", "free"]
@@ -272,15 +271,6 @@ def parse_dialogue(row: dict[str, Any], where: Location) -> Dialogue:
 
 def load_dialogues(path: str | Path) -> list[Dialogue]:
     """Every dialogue of a JSONL file; ids must be unique and the file non-empty."""
-    dialogues: list[Dialogue] = []
-    seen: dict[str, int] = {}
-    for line, row in read_jsonl(path):
-        where = Location(str(path), line)
-        dialogue = parse_dialogue(row, where)
-        if dialogue.id in seen:
-            raise InputError(where.child("id"), f"duplicate id {dialogue.id!r} (first on line {seen[dialogue.id]})")
-        seen[dialogue.id] = line
-        dialogues.append(dialogue)
-    if not dialogues:
-        raise InputError(Location(str(path)), "no rows: a dialogue file needs at least one dialogue")
-    return dialogues
+    from voxeval.data._load import load_unique
+
+    return load_unique(path, parse_dialogue, "a dialogue file needs at least one dialogue")

@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from voxeval.data._schema import GoldSample, Prediction, parse_gold, parse_prediction
 from voxeval.errors import InputError, Location
 from voxeval.io import read_jsonl
 
+T = TypeVar("T")
 
-def load_gold(path: str | Path) -> list[GoldSample]:
-    """All gold rows of a JSONL file in the paper's schema; ids must be unique and the file non-empty."""
-    samples: list[GoldSample] = []
+
+def load_unique(path: str | Path, parse: Callable[[dict[str, Any], Location], T], empty: str) -> list[T]:
+    """Every row of a JSONL file parsed by ``parse``; ids (``.id``) must be unique and the file non-empty (else
+    ``no rows: EMPTY``)."""
+    rows: list[T] = []
     seen: dict[str, int] = {}
     for line, row in read_jsonl(path):
         where = Location(str(path), line)
-        sample = parse_gold(row, where)
-        if sample.id in seen:
-            raise InputError(where.child("id"), f"duplicate id {sample.id!r} (first on line {seen[sample.id]})")
-        seen[sample.id] = line
-        samples.append(sample)
-    if not samples:
-        raise InputError(Location(str(path)), "no rows: a gold file needs at least one sample")
-    return samples
+        parsed = parse(row, where)
+        row_id = str(getattr(parsed, "id"))  # noqa: B009 - every parsed record has an id
+        if row_id in seen:
+            raise InputError(where.child("id"), f"duplicate id {row_id!r} (first on line {seen[row_id]})")
+        seen[row_id] = line
+        rows.append(parsed)
+    if not rows:
+        raise InputError(Location(str(path)), f"no rows: {empty}")
+    return rows
+
+
+def load_gold(path: str | Path) -> list[GoldSample]:
+    """All gold rows of a JSONL file in the paper's schema; ids must be unique and the file non-empty."""
+    return load_unique(path, parse_gold, "a gold file needs at least one sample")
 
 
 def load_predictions(path: str | Path) -> dict[str, Prediction]:

@@ -86,7 +86,7 @@ class LalmJudge(EachReply):
         self.files: Any = None
         """Gemini Files API client (``gemini`` models only), for audio over ``inline_max_bytes``."""
         if self.spec.provider == "gemini":
-            from voxeval.llm._gemini_files import GeminiFiles
+            from voxeval.llm.chat._gemini_files import GeminiFiles
 
             self.files = GeminiFiles(self.spec)
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from voxeval.io import atomic_write_text
+from voxeval.io import MAX_LINE_BYTES, atomic_write_text
 from voxeval.llm._provider import ChatModel
 from voxeval.llm._types import ChatRequest, ChatResponse, Usage
 from voxeval.paths import cache_dir
@@ -67,7 +67,24 @@ def response_to_json(response: ChatResponse) -> dict[str, Any]:
     }
 
 
-def _usage(usage: dict[str, Any], recorded: list[str]) -> Usage:
+def storable(text: object) -> bool:
+    """Whether a reply's text may be cached: UTF-8 text without U+FFFD, no longer than a run's log line can hold.
+
+    An undecodable or oversized reply is recorded as such by the run and asked again by ``--retry-failed``; a cached
+    copy would replay the same failure forever (once a 51 MB entry).
+
+    >>> storable("はい"), storable("x\\udc80"), storable("x\\ufffd"), storable("x" * (2 << 20))
+    (True, False, False, False)
+    """
+    if not isinstance(text, str) or len(text) > MAX_LINE_BYTES or "\ufffd" in text:
+        return False
+    try:
+        return len(text.encode("utf-8")) <= MAX_LINE_BYTES
+    except UnicodeEncodeError:
+        return False
+
+
+def checked_usage(usage: dict[str, Any], recorded: list[str]) -> Usage:
     """The cached counts, checked again (a cache file is a file anyone could edit), with the recorded warnings."""
     checked = Usage.checked({k: usage[k] for k in ("input_tokens", "output_tokens")})
     return Usage(checked.input_tokens, checked.output_tokens, (*map(str, recorded), *checked.warnings))
@@ -81,7 +98,7 @@ def response_from_json(obj: dict[str, Any]) -> ChatResponse:
         text=obj["text"],
         audio=None if audio is None else base64.b64decode(audio, validate=True),
         model_version=obj["model_version"],
-        usage=_usage(usage, obj.get("usage_warnings") or []),
+        usage=checked_usage(usage, obj.get("usage_warnings") or []),
         finish_reason=obj["finish_reason"],
     )
     if not isinstance(response.text, str):
@@ -110,7 +127,11 @@ class RequestCache:
             return None
 
     def put(self, key: str, response: ChatResponse) -> None:
-        """Store ``response`` under ``key``, replacing any previous (possibly corrupt) entry."""
+        """Store ``response`` under ``key``, replacing any previous (possibly corrupt) entry; a reply whose text is
+        not :func:`storable` is not stored (and any previous entry is dropped)."""
+        if not storable(response.text):
+            self.path(key).unlink(missing_ok=True)
+            return
         entry = {"format": CACHE_FORMAT, "key": key, "response": response_to_json(response)}
         atomic_write_text(self.path(key), json.dumps(entry, ensure_ascii=False, indent=1) + "\n")
 

@@ -96,7 +96,10 @@ class HttpReply:
         """The body as a JSON object (strict UTF-8; see :func:`decode_json`), every string in it redacted of
         :attr:`secrets`: the one boundary every field read from a response passes (text, model, ids, reasons)."""
         body = decode_json(decode_text(self.body, self.headers.get("content-type", ""), where), where)
-        redacted: dict[str, Any] = redact_json(body, self.secrets)
+        try:
+            redacted: dict[str, Any] = redact_json(body, self.secrets)
+        except RecursionError:
+            raise ProviderError("bad_response", f"JSON from {where} is nested too deeply to read") from None
         return redacted
 
 
@@ -180,7 +183,7 @@ def _error_detail(body: bytes) -> str:
     text = body.decode("utf-8", "replace")
     try:
         parsed = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
     error = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
     detail = error.get("message", error) if isinstance(error, dict) else error
@@ -191,6 +194,8 @@ def classify_status(status: int, headers: Mapping[str, str], body: bytes, where:
     """The :class:`ProviderError` for a non-2xx answer; the retry delay from ``Retry-After``, ``retry-after-ms``
     or Gemini's ``RetryInfo.retryDelay``. The message holds the whole detail (the caller redacts)."""
     message = f"HTTP {status} from {where}: {_error_detail(body)}"
+    if 300 <= status < 400:  # never followed: the key would go with the request to wherever it points
+        message = f"HTTP {status} from {where}: a redirect, not followed (put the final URL in the spec)"
     delay = parse_retry_delay(headers, body)
     if status == 429:
         return ProviderError("rate_limit", message, status=status, retry_after=delay)
@@ -205,6 +210,8 @@ def decode_json(text: str, where: str) -> dict[str, Any]:
     """A 2xx body as a JSON object; truncated or invalid JSON is a retryable ``bad_response``."""
     try:
         body = json.loads(text)
+    except RecursionError:
+        raise ProviderError("bad_response", f"JSON from {where} is nested too deeply to read") from None
     except ValueError:
         raise ProviderError("bad_response", f"invalid JSON from {where}: {text[:2000]!r}") from None
     if not isinstance(body, dict):

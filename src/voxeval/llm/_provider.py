@@ -60,7 +60,7 @@ class ProviderOptions:
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
     def profile_overrides(self) -> dict[str, Any]:
-        """The options that change what is sent to the model (see ``voxeval.llm._profiles``)."""
+        """The options that change what is sent to the model (see ``voxeval.llm.chat._profiles``)."""
         names = ("temperature", "reasoning_effort", "thinking_budget", "max_tokens")
         return {name: getattr(self, name) for name in names}
 

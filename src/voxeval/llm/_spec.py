@@ -18,8 +18,10 @@ from typing import Any
 
 from voxeval.errors import ConfigError
 from voxeval.llm._cache import cached, request_cache
-from voxeval.llm._profiles import REASONING_EFFORTS
 from voxeval.llm._provider import ChatModel, ProviderOptions, providers
+from voxeval.llm.chat._gemini import GEMINI_KEY_ENVS
+from voxeval.llm.chat._openai import COMPAT_KEY_ENV, OPENAI_KEY_ENV
+from voxeval.llm.chat._profiles import REASONING_EFFORTS
 
 _PROVIDER = re.compile(r"[a-z][a-z0-9_-]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -104,8 +106,10 @@ def parse_model_spec(spec: str) -> ModelSpec:
     if not sep or not _PROVIDER.fullmatch(provider):
         raise ConfigError(f"model spec {spec!r}: expected PROVIDER:MODEL, e.g. gemini:gemini-3.8-flash")
     rest, has_query, query = rest.partition("?")
-    options = _parse_options(query, spec) if has_query else ProviderOptions()
     parts = _BASE_AT.split(rest, maxsplit=1)
+    for url in parts[1].split(",") if len(parts) > 1 else ():  # first: no other error may echo a password
+        refuse_credentials(spec, url, _KEY_ENVS.get(provider))
+    options = _parse_options(query, spec) if has_query else ProviderOptions()
     model = parts[0]
     base_url = parts[1].rstrip("/") if len(parts) > 1 else None
     if not model or any(c.isspace() for c in model):
@@ -116,6 +120,35 @@ def parse_model_spec(spec: str) -> ModelSpec:
     if base_url is not None:
         base_url = _base_urls(spec, provider, base_url)
     return ModelSpec(provider, model, base_url, options)
+
+
+def refuse_credentials(spec: str, url: str, key_env: str | None) -> None:
+    """Refuse a URL holding ``user[:password]@``: it would be written into ``config.json``, every reply row and the
+    reports, and sent beside the key. The error shows the spec with the credentials masked and names the
+    environment variable the key belongs in.
+
+    >>> refuse_credentials("openai:m@ws://u:pw@h/v1", "ws://u:pw@h/v1", "OPENAI_API_KEY")
+    Traceback (most recent call last):
+    voxeval.errors.ConfigError: spec 'openai:m@ws://***@h/v1': the URL holds credentials ... variable OPENAI_API_KEY ...
+    """
+    netloc = url.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    userinfo, at, _ = netloc.rpartition("@")
+    if not at:
+        return
+    where = (
+        f"the environment variable {key_env} (or name another with ?key_env=NAME)"
+        if key_env
+        else ("an environment variable named with ?key_env=NAME")
+    )
+    masked = spec.replace(userinfo + "@", "***@")
+    raise ConfigError(
+        f"spec {masked!r}: the URL holds credentials (user:password@), which would be written into the run's files; "
+        f"put the key in {where}"
+    )
+
+
+_KEY_ENVS = {"openai": OPENAI_KEY_ENV, "openai-compat": COMPAT_KEY_ENV, "gemini": GEMINI_KEY_ENVS[0]}
+"""The variable each provider reads its key from by default (named by :func:`refuse_credentials`)."""
 
 
 def _base_urls(spec: str, provider: str, given: str) -> str:

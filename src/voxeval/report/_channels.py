@@ -57,13 +57,25 @@ class ChannelSummary:
     """Pairs with CER > :data:`DIFFER_CER`."""
     examples: tuple[ChannelPair, ...]
     """The pairs with the largest CER."""
+    looped: int = 0
+    """Replies whose transcript still loops after the reply ASR's recovery: left out of the pairs, counted here."""
+
+
+def looped_replies(replies: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
+    """Replies per system whose reply ASR transcript still loops (``asr_looped``)."""
+    counts: dict[str, int] = {}
+    for row in replies.values():
+        if row.get("asr_looped"):
+            counts[str(row.get("system"))] = counts.get(str(row.get("system")), 0) + 1
+    return counts
 
 
 def channel_pairs(replies: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[list[ChannelPair], int]]:
-    """Pairs and speech-only counts per system (rows of failed replies and untranscribed audio left out)."""
+    """Pairs and speech-only counts per system (rows of failed replies, untranscribed audio and looped transcripts
+    left out: a loop is the ASR's failure, not a difference between the channels)."""
     found: dict[str, tuple[list[ChannelPair], int]] = {}
     for row in sorted(replies.values(), key=lambda r: (str(r.get("dataset")), str(r.get("id")))):
-        if not isinstance(row.get("asr_text"), str):
+        if not isinstance(row.get("asr_text"), str) or row.get("asr_looped"):
             continue
         pairs, speech_only = found.get(str(row.get("system")), ([], 0))
         model = str(row.get("model_text") or "").strip()
@@ -79,7 +91,10 @@ def channel_pairs(replies: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[l
 def channel_summaries(replies: Mapping[str, Mapping[str, Any]]) -> list[ChannelSummary]:
     """One summary per system whose replies had audio transcribed, by name."""
     out = []
-    for system, (pairs, speech_only) in sorted(channel_pairs(replies).items()):
+    looped = looped_replies(replies)
+    found = channel_pairs(replies)
+    for system in sorted(set(found) | set(looped)):
+        pairs, speech_only = found.get(system, ([], 0))
         cers = [p.cer for p in pairs]
         worst = sorted(pairs, key=lambda p: -p.cer)[:EXAMPLES]
         out.append(
@@ -91,12 +106,16 @@ def channel_summaries(replies: Mapping[str, Mapping[str, Any]]) -> list[ChannelS
                 sum(c > 0 for c in cers),
                 sum(c > DIFFER_CER for c in cers),
                 tuple(p for p in worst if p.cer > 0),
+                looped.get(system, 0),
             )
         )
     return out
 
 
-CHANNEL_HEAD = ["system", "pairs", "speech only", "mean CER [95% CI]", "differ (CER > 0)", f"far (CER > {DIFFER_CER})"]
+CHANNEL_HEAD = [
+    "system", "pairs", "speech only", "mean CER [95% CI]", "differ (CER > 0)", f"far (CER > {DIFFER_CER})",
+    "ASR looped",
+]  # fmt: skip
 """Columns of the channel table."""
 
 
@@ -105,7 +124,8 @@ def channel_rows(summaries: list[ChannelSummary]) -> list[list[object]]:
     rows: list[list[object]] = []
     for s in summaries:
         cer = "—" if s.cer is None else f"{s.cer.mean:.3f} [{s.cer.low:.3f}, {s.cer.high:.3f}]"
-        rows.append([s.system, s.pairs, s.speech_only, cer, _share(s.differing, s.pairs), _share(s.far, s.pairs)])
+        differ, far = _share(s.differing, s.pairs), _share(s.far, s.pairs)
+        rows.append([s.system, s.pairs, s.speech_only, cer, differ, far, s.looped])
     return rows
 
 
@@ -127,6 +147,8 @@ CHANNEL_NOTE = (
     "Model text = the text the system returned; heard = voxeval's ASR transcript of its reply audio. CER of the "
     f"heard text against the model text, punctuation ignored, on the first {MAX_CHARS} characters; it includes the "
     "reply ASR's own errors. Speech only = replies with audio and no text (scored through ASR with --reply-text "
-    "speech, as empty with --reply-text model)."
+    "speech, as empty with --reply-text model). ASR looped = replies whose transcript still loops after the reply "
+    "ASR's recovery (Whisper's repetition loop, docs/speech.md): left out of the pairs and, with --reply-text speech, "
+    "excluded from the scores and listed with the failures."
 )
 """What the channel table means (shown under it)."""

@@ -114,12 +114,16 @@ MAX_CHATS = 50
 """Dialogues shown as chats per system and condition (the first ones; every turn is in scores.jsonl)."""
 
 
-def dialogues_html(summary: Mapping[str, Any], chats: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]]) -> str:
+def dialogues_html(
+    summary: Mapping[str, Any], chats: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]], latency: str = ""
+) -> str:
     """The whole report page."""
     sections = [
         "<h2>Conditions</h2>" + table(HEADERS, condition_rows(summary), numeric=range(3, 11)),
         f'<p class="meta">{esc(NOTE)}</p>',
     ]
+    if latency:
+        sections.append(latency)
     if summary["gains"]:
         sections.append("<h2>What context is worth</h2>" + table(GAIN_HEADERS, gain_rows(summary)))
     views = []
@@ -132,11 +136,17 @@ def dialogues_html(summary: Mapping[str, Any], chats: Mapping[str, Mapping[str, 
 
 
 def write_dialogue_reports(
-    run_dir: Path, summary: Mapping[str, Any], chats: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]]
+    run_dir: Path,
+    summary: Mapping[str, Any],
+    chats: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],
+    replies: Mapping[str, Mapping[str, Any]],
 ) -> dict[str, Path]:
-    """``report.md`` and ``report.html`` of a dialogue run."""
+    """``report.md`` and ``report.html`` of a dialogue run (latency per turn from the reply rows)."""
+    from voxeval.report._speech import latency_section
+
+    latency_html, latency_md = latency_section(replies)
     md = run_dir / "report.md"
     html = run_dir / "report.html"
-    atomic_write_text(md, "# voxeval — dialogues\n\n" + dialogues_markdown(summary) + "\n")
-    atomic_write_text(html, dialogues_html(summary, chats))
+    atomic_write_text(md, "# voxeval — dialogues\n\n" + dialogues_markdown(summary) + "\n" + latency_md)
+    atomic_write_text(html, dialogues_html(summary, chats, latency_html))
     return {"markdown": md, "html": html}

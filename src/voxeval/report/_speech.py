@@ -63,7 +63,7 @@ def channel_section(replies: Mapping[str, Mapping[str, Any]], reply_text: str) -
     )
     lead = f"This run annotates {scored} (--reply-text {reply_text})."
     rows, examples = channel_rows(summaries), example_rows(summaries)
-    html = f"<h2>{title}</h2><p>{esc(lead)}</p>" + table(CHANNEL_HEAD, rows, numeric=(1, 2, 3, 4, 5))
+    html = f"<h2>{title}</h2><p>{esc(lead)}</p>" + table(CHANNEL_HEAD, rows, numeric=(1, 2, 3, 4, 5, 6))
     md = f"\n## {title}\n\n{lead}\n\n{_md_table(CHANNEL_HEAD, rows)}\n"
     if examples:
         html += "<h3>Largest differences</h3>" + table(EXAMPLE_HEAD, examples, numeric=(2,))

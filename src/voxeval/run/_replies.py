@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.data import Dataset
+from voxeval.errors import VoxevalError
 from voxeval.io import atomic_write_bytes
 from voxeval.run._executor import Row, Task
 from voxeval.run._inputs import input_audio
@@ -119,7 +120,7 @@ class ReplyWorker:
         except Exception as exc:  # an outcome (refused, …) or a failure: recorded, never scored as text
             found = classify_error(exc)
             row.update(status=found.status, outcome=found.outcome, text="", error=describe_error(exc))
-            if found.outcome == "failed":
+            if found.outcome == "failed" and not isinstance(exc, VoxevalError):  # a classified error says it all
                 row["trace"] = traceback.format_exc(limit=3)[-2000:]
         row["elapsed_s"] = round(time.perf_counter() - started, 3)
         return row

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from voxeval.data import resolve_inside
 from voxeval.errors import Location
@@ -26,6 +26,9 @@ from voxeval.run._executor import Row, Task
 from voxeval.run._keys import check_run_row, read_run_log
 from voxeval.run._outcomes import classify_text, max_reply_bytes
 from voxeval.run._stage import Stage, StageRun, describe_error, run_stage
+
+if TYPE_CHECKING:
+    from voxeval.speech.asr import Transcript
 
 ReplyText = Literal["speech", "model"]
 """Which channel of a reply is annotated: the ASR transcript of its audio, or the model's own text."""
@@ -42,6 +45,25 @@ ASR_BATCH = 8
 
 Clip = tuple[dict[str, Any], Path]
 """A reply to transcribe: its row's identifying fields and its audio file."""
+
+
+def clip_bytes(path: Path) -> bytes:
+    """A reply's audio as the engine may take it: a regular file within the audio size limit whose header declares
+    at most ``$VOXEVAL_MAX_AUDIO_SECONDS`` (10 minutes), checked before any sample is decoded. An ASR engine decodes
+    and resamples the whole clip: a 26 MB WAV declaring 100 Hz (36.7 hours) once grew to 23.9 GB.
+    """
+    from voxeval.errors import InputError
+    from voxeval.run._latency import audio_seconds
+    from voxeval.speech.audio import audio_limits, read_audio_file
+    from voxeval.speech.audio._audio import MAX_SECONDS_ENV
+
+    where, limits = Location(str(path)), audio_limits()
+    wav = read_audio_file(path, where, limits)
+    seconds = audio_seconds(wav)
+    if seconds is not None and seconds > limits.max_seconds:
+        message = f"reply audio lasts {seconds:.1f} s, over the {limits.max_seconds:g} s the reply ASR takes"
+        raise InputError(where, f"{message} (set {MAX_SECONDS_ENV} to change it)")
+    return wav
 
 
 @dataclass
@@ -73,21 +95,23 @@ class ReplyASRWorker:
         clips, language = payload
         assert self.engine is not None, "setup() was not called"
         try:
-            heard = self.engine.transcribe_batch([path.read_bytes() for _, path in clips], language)
+            heard = self.engine.transcribe_batch([clip_bytes(path) for _, path in clips], language)
             if len(heard) != len(clips):
                 raise RuntimeError(f"{self.spec} returned {len(heard)} transcripts for {len(clips)} clips")
         except Exception:  # isolated below: every clip is recorded with its own outcome
             return [self._one(fields, path, language) for fields, path in clips]
-        return [self._row(fields, t.text) for (fields, _), t in zip(clips, heard, strict=True)]
+        return [self._row(fields, t) for (fields, _), t in zip(clips, heard, strict=True)]
 
     def _one(self, fields: dict[str, Any], path: Path, language: str | None) -> Row:
         try:
-            return self._row(fields, self.engine.transcribe(path.read_bytes(), language).text)
+            return self._row(fields, self.engine.transcribe(clip_bytes(path), language))
         except Exception as exc:  # recorded as this clip's failure, listed in the report, retried on request
             return {**fields, "status": "failed", "error": describe_error(exc), "asr": self.engine.name}
 
-    def _row(self, fields: dict[str, Any], text: str) -> Row:
-        return {**fields, "status": "ok", "text": text.strip(), "asr": self.engine.name}
+    def _row(self, fields: dict[str, Any], heard: Transcript) -> Row:
+        """An ``ok`` row; a transcript that still loops keeps its symptom in ``looped`` (:func:`scored_reply`)."""
+        row = {**fields, "status": "ok", "text": heard.text.strip(), "asr": self.engine.name}
+        return {**row, "looped": heard.looped} if heard.looped else row
 
 
 def _pending(log: Path, retry_failed: bool) -> Callable[[str], bool]:
@@ -139,8 +163,10 @@ async def transcribe_replies(
 def scored_reply(reply: Row, heard: Row | None, mode: ReplyText) -> Row:
     """A reply row as the scoring stage sees it: ``text`` is the channel ``mode`` picks, the status its outcome.
 
-    The row keeps ``model_text`` (the model's own text) and, when the audio was transcribed, ``asr_text``;
-    ``text_source`` says which one ``text`` is. The reply log itself is never rewritten.
+    The row keeps ``model_text`` (the model's own text) and, when the audio was transcribed, ``asr_text``
+    (and ``asr_looped``, the loop symptom of a transcript that still loops after the engine's recovery);
+    ``text_source`` says which one ``text`` is. The reply log itself is never rewritten. A looped transcript is
+    not what was said: with ``speech`` the reply is excluded (outcome ``looped``), never scored.
 
     >>> r = {"status": "empty", "outcome": "empty", "text": "", "audio": "a.wav"}
     >>> s = scored_reply(r, {"status": "ok", "text": "はい。"}, "speech")
@@ -148,10 +174,15 @@ def scored_reply(reply: Row, heard: Row | None, mode: ReplyText) -> Row:
     ('ok', 'はい。', '', 'speech')
     >>> scored_reply(r, None, "speech")["error"]
     'reply audio not transcribed yet (resume the run to finish it)'
+    >>> s = scored_reply(r, {"status": "ok", "text": "はいはいはいはい", "looped": "repeat"}, "speech")
+    >>> s["status"], s["outcome"], s["asr_looped"]
+    ('failed', 'looped', 'repeat')
     """
     row = {**reply, "model_text": reply.get("text", "")}
     if heard is not None and heard.get("status") == "ok":
         row["asr_text"] = heard.get("text", "")
+        if heard.get("looped"):
+            row["asr_looped"] = heard["looped"]
     if mode == "model" or reply.get("status") == "failed" or not reply.get("audio"):
         return {**row, "text_source": "model"}
     row["text_source"] = "speech"
@@ -161,6 +192,8 @@ def scored_reply(reply: Row, heard: Row | None, mode: ReplyText) -> Row:
     if heard.get("status") != "ok":
         return {**row, "status": "failed", "outcome": "failed", "text": "",
                 "error": f"reply ASR: {heard.get('error')}"}  # fmt: skip
+    if heard.get("looped"):
+        return {**row, "status": "failed", "outcome": "looped", "text": "", "error": looped_reason(heard)}
     found = classify_text(heard.get("text", ""), max_reply_bytes())
     row.update(status=found.status, outcome=found.outcome, text=found.text)
     if found.reason:
@@ -168,6 +201,17 @@ def scored_reply(reply: Row, heard: Row | None, mode: ReplyText) -> Row:
     else:
         row.pop("error", None)
     return row
+
+
+def looped_reason(heard: Row) -> str:
+    """Why a reply whose transcript loops is excluded (its symptom and the start of the text).
+
+    >>> looped_reason({"looped": "repeat", "text": "はい。ぁぁぁぁぁぁ"})
+    'reply ASR transcript still loops after recovery (repeat): 「はい。ぁぁぁぁぁぁ」'
+    """
+    text = str(heard.get("text", ""))
+    shown = text if len(text) <= 60 else text[:60] + "…"
+    return f"reply ASR transcript still loops after recovery ({heard.get('looped')}): 「{shown}」"
 
 
 def scored_replies(replies: dict[str, Row], heard: dict[str, Row], mode: ReplyText) -> dict[str, Row]:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voxeval.errors import ConfigError
 from voxeval.languages import LANGUAGES
 from voxeval.prompts import fill, for_language, load_prompt
 from voxeval.systems._protocol import Reply, SystemFailure, Turn, systems
+
+if TYPE_CHECKING:
+    from voxeval.speech.asr import Transcript
 
 DEFAULTS = {
     "asr": LANGUAGES["ja"].asr,
@@ -20,6 +24,10 @@ DEFAULTS = {
 """The offline default parts: faster-whisper base → local Qwen2.5 1.5B (llama.cpp) → the sample language's reply
 voice (``LANGUAGES[...].style_tts``: pyopenjtalk-plus for Japanese). ``language=auto`` follows each turn's language
 (the dataset's) for recognition, the prompt and the voice; ``language=ja|en|zh`` fixes it."""
+
+
+HEARD_CACHE = 256
+"""Transcripts of dialogue turns a cascade keeps (the earlier turns of the dialogues in flight)."""
 
 
 def parse_cascade_options(rest: str) -> dict[str, str]:
@@ -68,6 +76,7 @@ class CascadeSystem:
         if options["language"] != "auto" and options["language"] not in LANGUAGES:
             raise ConfigError(f"cascade language={options['language']}: expected auto or one of {', '.join(LANGUAGES)}")
         self._tts: dict[str, Any] = {}  # by language, built on first use
+        self._heard: dict[str, str] = {}  # transcripts of dialogue turns by audio hash (see _hear)
         self._templates = {lang: load_prompt(for_language("da/cascade_user.v1", lang)) for lang in LANGUAGES}
         if options["tts"] not in ("none", "auto"):
             self._voice("ja")  # a fixed engine is built (and its spec checked) at once
@@ -168,9 +177,18 @@ class CascadeSystem:
             raise SystemFailure("an earlier user turn of the dialogue has no audio for the cascade's ASR to hear")
         clips = [a for a in audio if a is not None]
         if len(clips) == 1:
-            return [(await asyncio.to_thread(self._asr.transcribe, clips[0], language)).text]
-        heard = await asyncio.to_thread(self._asr.transcribe_batch, clips, language)
-        return [h.text for h in heard]
+            return [_usable(await asyncio.to_thread(self._asr.transcribe, clips[0], language), "the input")]
+        # A dialogue's earlier user turns were heard when they were answered: their transcripts are kept by the
+        # audio's hash (bounded), so turn k costs one recognition, not k.
+        keys = [hashlib.sha256(clip).hexdigest() + language for clip in clips]
+        missing = [i for i, key in enumerate(keys) if key not in self._heard]
+        if missing:
+            heard = await asyncio.to_thread(self._asr.transcribe_batch, [clips[i] for i in missing], language)
+            for i, transcript in zip(missing, heard, strict=True):
+                self._heard[keys[i]] = _usable(transcript, "the input" if i == 0 else "an earlier user turn")
+            while len(self._heard) > HEARD_CACHE:
+                self._heard.pop(next(iter(self._heard)))
+        return [self._heard[key] for key in keys]
 
     def _speak(self, text: str, language: str) -> bytes:
         from voxeval.speech.audio import to_input_format
@@ -197,6 +215,14 @@ class CascadeSystem:
         if spec != "auto":
             return self._voice("ja").describe()
         return {"per_language": {lang: d.style_tts for lang, d in LANGUAGES.items()}}
+
+
+def _usable(heard: Transcript, what: str) -> str:
+    """The text of a transcript the LLM may read: one that still loops is not what the user said, so the turn
+    fails (listed with the reason) rather than answer a loop."""
+    if heard.looped:
+        raise SystemFailure(f"ASR transcript of {what} still loops ({heard.looped}): {heard.text[:80]!r}")
+    return heard.text
 
 
 @systems.register("cascade")

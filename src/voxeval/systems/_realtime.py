@@ -78,6 +78,8 @@ class SessionSystem:
             "audio_rate": result.rate if result.pcm else None,
             "cached": result.cached,
         }
+        if result.usage.warnings:
+            meta["usage_warnings"] = list(result.usage.warnings)
         timing = ReplyTiming(result.first_audio_s, result.first_text_s, result.total_s)
         return Reply(result.text, audio, meta, timing)
 

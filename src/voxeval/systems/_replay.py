@@ -49,6 +49,18 @@ def _timing(latency: Any, where: Location) -> ReplyTiming:
     return ReplyTiming(**seconds)
 
 
+def _dialogue_turn_id(row: dict[str, Any], where: Location) -> str:
+    """The turn id ``DIALOGUE/K`` of a dialogue run's replay row ``{"dialogue", "turn", …}`` (K from 1)."""
+    if "id" in row:
+        raise InputError(where.child("id"), "a dialogue row is keyed by dialogue and turn; give no id")
+    dialogue, turn = row.get("dialogue"), row.get("turn")
+    if not isinstance(dialogue, str) or not dialogue or "\x00" in dialogue:
+        raise InputError(where.child("dialogue"), f"must be a non-empty dialogue id, got {dialogue!r}")
+    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= 1000:
+        raise InputError(where.child("turn"), f"must be the assistant turn's index from 1, got {turn!r}")
+    return f"{dialogue}/{turn}"
+
+
 def _audio_bytes() -> int:
     from voxeval.speech.audio import audio_limits
 
@@ -56,7 +68,8 @@ def _audio_bytes() -> int:
 
 
 class ReplaySystem:
-    """Replies from ``{"id", "text", "audio"?, "outcome"?, "latency"?}`` rows; ``audio`` is a WAV path relative to
+    """Replies from ``{"id", "text", "audio"?, "outcome"?, "latency"?}`` rows (a dialogue run's rows: ``{"dialogue",
+    "turn", …}`` instead of ``id``, the same reply under every history condition); ``audio`` is a WAV path relative to
     the file; ``latency`` (as a run's ``replies.jsonl`` records it) is replayed as the reply's timing, so a replayed
     run keeps its measured latency instead of the replay's own near-zero time.
 
@@ -74,7 +87,7 @@ class ReplaySystem:
         # A lone surrogate in `text` is replayed as the `undecodable` outcome (docs/reliability.md), not refused.
         for line, row in read_jsonl(path, keep_surrogates_in=frozenset({"text"})):
             where = Location(str(path), line)
-            sample_id = parse_id(row, where)
+            sample_id = _dialogue_turn_id(row, where) if "dialogue" in row else parse_id(row, where)
             text, failure = _replayed(row, where)
             audio = row.get("audio")
             audio_path = resolve_inside(path.parent, audio, where.child("audio")) if audio is not None else None

@@ -157,6 +157,8 @@ class StyleCascade:
         language = heard.language if heard.language in VOICES else "en"
         if not heard.text.strip():
             raise SystemFailure("ASR heard nothing in the instruction")
+        if heard.looped:  # not what the instruction said: the turn fails (listed), nothing is spoken from a loop
+            raise SystemFailure(f"ASR transcript of the instruction still loops ({heard.looped}): {heard.text[:80]!r}")
         content = await self._content(heard.text, language)
         if not content:
             raise SystemFailure("could not find anything to say in the instruction")

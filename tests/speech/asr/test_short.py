@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,7 +15,6 @@ from voxeval.speech.asr._short import (
     SHORT_MAX_S,
     WINDOW_MARGIN_S,
     batches_by_window,
-    looks_like_loop,
     plan_clip,
     window_features,
 )
@@ -62,19 +60,6 @@ def test_window_features_pads_and_cuts() -> None:
     padded = window_features(feats, 400)
     assert padded.shape == (80, 400) and padded[:, :250].all() and not padded[:, 250:].any()
     assert window_features(feats, 100).shape == (80, 100)
-
-
-@pytest.mark.parametrize(
-    ("text", "loop"),
-    [
-        ("", False),
-        ("はい。", False),
-        ("明日の午前6時にアラームをセットしました。", False),
-        ("結婚記念日まであと何日?" * 9, True),
-    ],
-)
-def test_loops_are_spotted(text: str, loop: bool) -> None:
-    assert looks_like_loop(text) is loop
 
 
 def test_batches_share_one_window_and_respect_the_size() -> None:

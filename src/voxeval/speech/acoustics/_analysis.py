@@ -31,6 +31,8 @@ class Heard:
     """zlib compression ratio of ``text`` (ASR loops are repetitive)."""
     words: tuple[Word, ...] = ()
     """Word time spans of ``text`` (empty when the ASR does not align words)."""
+    looped: str | None = None
+    """The loop symptom ``text`` still shows after the ASR's recovery (:attr:`Transcript.looped`); no units then."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class Analysis:
             if heard is None or heard.language_probability is None
             else round(heard.language_probability, 3),
             "asr_forced_language": None if heard is None else heard.forced,
+            "asr_looped": None if heard is None else heard.looped,
             "units": None if self.units is None else {"count": self.units.count, "unit": self.units.unit},
             "word_speech_s": None if self.word_speech_s is None else round(self.word_speech_s, 3),
         }
@@ -97,6 +100,7 @@ def _heard(first: Transcript, forced: Transcript | None) -> Heard:
         forced is not None,
         compression_ratio(used.text),
         used.words,
+        used.looped,
     )
 
 
@@ -120,7 +124,7 @@ def word_speech_time(words: Sequence[Word], min_pause_s: float) -> float | None:
 
 def usable_units(heard: Heard | None, language: str, table: Thresholds = THRESHOLDS) -> Units | None:
     """Units of the transcript, or None when there is none or it is an ASR loop."""
-    if heard is None or not heard.text.strip() or heard.compression > table.asr_max_compression:
+    if heard is None or not heard.text.strip() or heard.looped or heard.compression > table.asr_max_compression:
         return None
     units = count_units(heard.text, language)
     return units if units.count > 0 else None

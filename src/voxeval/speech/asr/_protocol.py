@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from voxeval.registry import Registry
+from voxeval.speech.asr._loop import LoopSymptom
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,10 @@ class Transcript:
     """Duration of the speech the engine decoded (after its VAD, when it has one)."""
     words: tuple[Word, ...] = ()
     """Word time spans, when the engine aligns words (Whisper: cross-attention alignment); empty otherwise."""
+    looped: LoopSymptom | None = None
+    """The repetition-loop symptom the text still shows after the engine's recovery (``compression``, ``repeat``,
+    ``rate``: :func:`voxeval.speech.asr.loop_symptom`); ``None`` when it shows none. A looped transcript is not
+    what was said: callers exclude it (and say so) rather than score it."""
 
 
 class ASREngine(Protocol):

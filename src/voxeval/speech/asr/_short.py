@@ -15,14 +15,14 @@ requests spoken by pyopenjtalk, ≤ 3 s, language forced), character error rate 
   tokens changed nothing.
 
 So the window is the speech plus :data:`WINDOW_MARGIN_S`, at least :data:`MIN_WINDOW_S` (still a third of the
-encoder's 30 s cost), and any decode that still looks like a loop is redone on the full window by the caller.
+encoder's 30 s cost), and any decode that still looks like a loop (:mod:`voxeval.speech.asr._loop`) is redone on
+the full window by the caller.
 Everything here is pure (numpy in, numbers out).
 """
 
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,8 +49,6 @@ TOKENS_PER_SECOND = 15
 """Token budget per second of speech (Japanese runs at ~6–9 tokens/s, English ~3–4): loops hit the cap fast."""
 MIN_TOKENS = 24
 """Token budget floor for very short clips."""
-LOOP_COMPRESSION_RATIO = 2.4
-"""Text that compresses better than this is a repetition loop (faster-whisper's own threshold)."""
 
 
 @dataclass(frozen=True)
@@ -107,20 +105,6 @@ def window_features(features: np.ndarray, frames: int) -> np.ndarray:
     keep = min(frames, features.shape[1])
     out[:, :keep] = features[:, :keep]
     return out
-
-
-def looks_like_loop(text: str) -> bool:
-    """Whisper's repetition-loop symptom: text that compresses too well.
-
-    >>> looks_like_loop("明日の天気は晴れです。")
-    False
-    >>> looks_like_loop("何時になってる" * 12)
-    True
-    """
-    data = text.encode("utf-8")
-    if len(data) < 24:
-        return False
-    return len(data) / len(zlib.compress(data)) > LOOP_COMPRESSION_RATIO
 
 
 def batches_by_window(plans: list[ClipPlan], size: int) -> list[list[int]]:

@@ -12,22 +12,24 @@ import io
 import os
 import shutil
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from voxeval.errors import MissingDependencyError
 from voxeval.paths import cache_dir, join_parts
+from voxeval.speech.asr._loop import loop_symptom, thresholds
 from voxeval.speech.asr._protocol import Transcript, Word, asr_engines
 from voxeval.speech.asr._short import (
     HOP,
     MIN_WINDOW_S,
     SAMPLE_RATE,
     SHORT_MAX_S,
+    SPEECH_PAD_S,
     TOKENS_PER_SECOND,
     WINDOW_MARGIN_S,
     ClipPlan,
     batches_by_window,
-    looks_like_loop,
     plan_clip,
     window_features,
 )
@@ -49,6 +51,22 @@ DECODE_OPTIONS: dict[str, Any] = {
     "without_timestamps": True,
     "word_timestamps": True,
 }
+
+RECOVERY: tuple[tuple[bool, dict[str, Any]], ...] = (
+    (False, {"no_repeat_ngram_size": 3}),
+    (True, {"temperature": (0.2, 0.4, 0.6, 0.8, 1.0)}),
+)
+"""What a full-window decode that loops is redone with, in order, until one does not loop: ``(trimmed, options)``.
+
+``trimmed``: only the VAD speech (± :data:`~voxeval.speech.asr._short.SPEECH_PAD_S`) is decoded; the options
+override :data:`DECODE_OPTIONS`. First the same greedy decode with no token trigram said twice (cheap and
+deterministic; it would garble a long text that repeats itself, so it is never the first decode), then faster-whisper's
+temperature fallback on the speech alone (each temperature, best of 5 samples, while the compression ratio or
+log-probability thresholds fail). Measured in docs/speech.md."""
+RECOVERY_SEED = 0
+"""Random seed set before every full-window decode, so a sampled fallback gives the same text every run."""
+PAD = int(SPEECH_PAD_S * SAMPLE_RATE)
+"""Samples kept around the VAD speech in a trimmed recovery decode."""
 
 
 def whisper_base_dir() -> Path:
@@ -74,7 +92,9 @@ class WhisperASR:
     Short clips (speech ≤ ``SHORT_MAX_S``) are trimmed to speech by Silero VAD, encoded in a window sized to the
     speech (not Whisper's fixed 30 s), batched by window length, language-identified on that same encoder output
     only when the language is not given, and decoded with a token budget; a decode that loops is redone on the full
-    window. Long clips and clips where VAD hears nothing take faster-whisper's regular path.
+    window. Long clips and clips where VAD hears nothing take faster-whisper's regular path. A full-window decode
+    that loops (:func:`~voxeval.speech.asr._loop.loop_symptom`) is redone as :data:`RECOVERY` says; one that still
+    loops is returned with ``Transcript.looped`` set, never as if it were what was said.
     """
 
     name = "whisper-base"
@@ -87,6 +107,10 @@ class WhisperASR:
         self._lock = threading.Lock()
         self.full_path_clips = 0
         """Clips decoded on the full 30 s window (long, no speech heard, or a looping short decode)."""
+        self.recovery_decodes = 0
+        """Extra full-window decodes the loop guard made (:data:`RECOVERY`)."""
+        self.looped_clips = 0
+        """Transcripts returned marked ``looped`` (every recovery looped too)."""
 
     def _load(self) -> Any:
         if self._model is None:
@@ -110,17 +134,27 @@ class WhisperASR:
         with self._lock:
             model = self._load()
             audios = [decode_audio(io.BytesIO(w), sampling_rate=SAMPLE_RATE) for w in wavs]
-            plans = [plan_clip(len(a), _speech_ranges(a)) for a in audios]
+            speech = [_speech_ranges(a) for a in audios]
+            plans = [plan_clip(len(a), r) for a, r in zip(audios, speech, strict=True)]
+            seconds = [speech_seconds(r) for r in speech]
             results: list[Transcript | None] = [None] * len(wavs)
             for group in batches_by_window(plans, self._batch_size):
-                decoded = _decode_short(model, [audios[i] for i in group], [plans[i] for i in group], language)
+                decoded = _decode_short(
+                    model, [audios[i] for i in group], [plans[i] for i in group], language, [seconds[i] for i in group]
+                )
                 for i, transcript in zip(group, decoded, strict=True):
                     results[i] = transcript
             for i, audio in enumerate(audios):
                 if results[i] is None:
-                    self.full_path_clips += 1
-                    results[i] = _decode_full(model, audio, language)
+                    results[i] = self._full(model, audio, language, speech[i])
         return [r for r in results if r is not None]
+
+    def _full(self, model: Any, audio: Any, language: str | None, speech: list[tuple[int, int]]) -> Transcript:
+        self.full_path_clips += 1
+        heard, attempts = decode_guarded(model, audio, language, speech)
+        self.recovery_decodes += attempts
+        self.looped_clips += heard.looped is not None
+        return heard
 
     def describe(self) -> dict[str, Any]:
         """Model and decoding settings."""
@@ -134,6 +168,13 @@ class WhisperASR:
                 "min_window_s": MIN_WINDOW_S,
                 "tokens_per_s": TOKENS_PER_SECOND,
                 "vad": "silero (faster-whisper)",
+            },
+            "loop_guard": {
+                "detect": thresholds(),
+                "short_loop": "redone on the full window",
+                "full_loop": [{"trimmed_to_speech": trim, **options} for trim, options in RECOVERY],
+                "seed": RECOVERY_SEED,
+                "still_looping": "returned with Transcript.looped set",
             },
         }
 
@@ -152,19 +193,66 @@ def without_partial_characters(text: str) -> str:
     return text.replace("\ufffd", "")
 
 
-def _decode_full(model: Any, audio: Any, language: str | None) -> Transcript:
-    segments, info = model.transcribe(audio, language=language, vad_filter=False, **DECODE_OPTIONS)
+def speech_seconds(ranges: list[tuple[int, int]]) -> float:
+    """Seconds of speech in VAD ``ranges`` (16 kHz samples)."""
+    return sum(end - start for start, end in ranges) / SAMPLE_RATE
+
+
+def _decode_window(
+    model: Any, audio: Any, language: str | None, options: dict[str, Any], offset: float = 0.0
+) -> Transcript:
+    """One faster-whisper decode (30 s windows) with ``options`` over :data:`DECODE_OPTIONS`; word times are
+    shifted by ``offset`` seconds (where ``audio`` starts in the clip)."""
+    import ctranslate2
+
+    ctranslate2.set_random_seed(RECOVERY_SEED)  # sampled fallbacks decode the same on every call
+    segments, info = model.transcribe(audio, language=language, vad_filter=False, **{**DECODE_OPTIONS, **options})
     decoded = list(segments)
     text = without_partial_characters("".join(s.text for s in decoded)).strip()
-    words = tuple(Word(w.word.strip(), float(w.start), float(w.end)) for s in decoded for w in (s.words or ()))
+    words = tuple(
+        Word(w.word.strip(), round(offset + float(w.start), 2), round(offset + float(w.end), 2))
+        for s in decoded
+        for w in (s.words or ())
+    )
     probability = None if language else info.language_probability
     return Transcript(text, info.language, probability, info.duration, words)
 
 
+def _decode_full(
+    model: Any, audio: Any, language: str | None, speech: list[tuple[int, int]] | None = None
+) -> Transcript:
+    """The full-window decode with the loop guard (:func:`decode_guarded`); ``speech``: the clip's VAD ranges."""
+    return decode_guarded(model, audio, language, speech)[0]
+
+
+def decode_guarded(
+    model: Any, audio: Any, language: str | None, speech: list[tuple[int, int]] | None = None
+) -> tuple[Transcript, int]:
+    """Decode ``audio`` on the full window; while the text loops, redo it as :data:`RECOVERY` says.
+
+    Returns the first transcript without a loop symptom (:func:`loop_symptom`) or, when every attempt loops, the
+    last one marked with its symptom (``looped``); and the number of extra decodes it took.
+    """
+    ranges = _speech_ranges(audio) if speech is None else speech
+    seconds = speech_seconds(ranges)
+    heard = _decode_window(model, audio, language, {})
+    symptom = loop_symptom(heard.text, heard.language, seconds)
+    attempts = 0
+    for trim, options in RECOVERY:
+        if symptom is None:
+            break
+        attempts += 1
+        start, end = (max(0, ranges[0][0] - PAD), ranges[-1][1] + PAD) if trim and ranges else (0, len(audio))
+        heard = _decode_window(model, audio[start:end], language, options, start / SAMPLE_RATE)
+        symptom = loop_symptom(heard.text, heard.language, seconds)
+    return (heard if symptom is None else replace(heard, looped=symptom)), attempts
+
+
 def _decode_short(
-    model: Any, audios: list[Any], plans: list[ClipPlan], language: str | None
+    model: Any, audios: list[Any], plans: list[ClipPlan], language: str | None, seconds: list[float]
 ) -> list[Transcript | None]:
-    """One encoder pass and one batched decode for clips of equal window; None where the decode looped."""
+    """One encoder pass and one batched decode for clips of equal window (``seconds``: each clip's VAD speech);
+    None where the decode looped (a loop symptom, or the token budget spent)."""
     import ctranslate2
     import numpy as np
     from faster_whisper.tokenizer import Tokenizer
@@ -197,7 +285,8 @@ def _decode_short(
         zip(tokenizers, generated, plans, languages, strict=True)
     ):
         text = without_partial_characters(tokenizer.decode(tokens[i])).strip()
-        looped = looks_like_loop(text) or len(result.sequences_ids[0]) >= plan.max_tokens
+        spent = len(result.sequences_ids[0]) >= plan.max_tokens
+        looped = spent or loop_symptom(text, lang, seconds[i]) is not None
         out.append(None if looped else Transcript(text, lang, prob, plan.speech_seconds, words[i]))
     return out
 

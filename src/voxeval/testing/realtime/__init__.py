@@ -7,6 +7,7 @@ True
 """
 
 from voxeval.testing.realtime._faults import FAULTS, SessionFault, SessionFaultPlan
+from voxeval.testing.realtime._hostile import Hostility
 from voxeval.testing.realtime._protocols import OUTPUT_RATE, MockReply, MockSaid, MockTurn, Pacing
 from voxeval.testing.realtime._server import (
     GEMINI_PATH,
@@ -23,6 +24,7 @@ __all__ = [
     "GEMINI_PATH",
     "OPENAI_PATH",
     "OUTPUT_RATE",
+    "Hostility",
     "MockReply",
     "MockSaid",
     "MockTurn",

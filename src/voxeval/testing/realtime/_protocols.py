@@ -134,5 +134,10 @@ def openai_usage(turn: MockTurn, reply: MockReply) -> dict[str, int]:
 
 
 def dumps(message: dict[str, Any]) -> str:
-    """Compact JSON."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON; a text holding a lone surrogate is sent as its ``\\udcXX`` escape (as a broken server does)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":"))
+    return text

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 
 from voxeval.testing.realtime._faults import SessionFault, SessionFaultPlan
+from voxeval.testing.realtime._hostile import Hostility, before_reply, flood, foreign_event
 from voxeval.testing.realtime._protocols import (
     OUTPUT_RATE,
     MockReply,
@@ -68,7 +69,8 @@ class RecordedSession:
 class RealtimeMockServer:
     """Context manager running the mock on a free port in a background thread.
 
-    ``require_key`` refuses handshakes without that key (HTTP 401). ``pacing`` says how replies stream.
+    ``require_key`` refuses handshakes without that key (HTTP 401). ``pacing`` says how replies stream;
+    ``hostility`` how the mock lies (see :class:`Hostility`).
     """
 
     def __init__(
@@ -79,8 +81,10 @@ class RealtimeMockServer:
         pacing: Pacing | None = None,
         require_key: str | None = None,
         audio_seconds: float = 0.3,
+        hostility: Hostility | None = None,
     ) -> None:
         self.responder = responder
+        self.hostility = hostility or Hostility()
         self.faults = faults or SessionFaultPlan()
         self.pacing = pacing or Pacing()
         self.require_key = require_key
@@ -129,6 +133,11 @@ class RealtimeMockServer:
         )
 
     def _check_key(self, connection: Any, request: Any) -> Any:
+        if self.hostility.redirect is not None:
+            status, location = self.hostility.redirect
+            response = connection.respond(status, "moved (mock)\n")
+            response.headers["Location"] = location
+            return response
         if self.require_key is None:
             return None
         given = request.headers.get("x-goog-api-key") or request.headers.get("authorization", "").removeprefix(
@@ -183,9 +192,19 @@ class _Session:
         self.user_text = ""
         self.model = ""
         self.history: list[MockSaid] = []
+        self.hostility = server.hostility
+        headers = connection.request.headers
+        self.key = headers.get("x-goog-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+        """The key the client sent (a hostile mock echoes it; never recorded)."""
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.connection.send(dumps(message))
+
+    async def send_raw(self, text: str) -> None:
+        await self.connection.send(text)
+
+    def echo(self, value: str) -> str:
+        return self.hostility.echo(value, self.key)
 
     async def messages(self) -> Any:
         async for raw in self.connection:
@@ -224,7 +243,8 @@ class _OpenAISession(_Session):
     async def run(self) -> None:
         self.model = parse_qs(urlsplit(self.record.path).query).get("model", [""])[0]
         self.output, self.max_tokens = "audio", None
-        await self.send({"type": "session.created", "session": {"type": "realtime", "model": self.model}})
+        session = {"type": "realtime", "model": self.echo(self.model)}
+        await self.send({"type": "session.created", "session": session})
         async for event in self.messages():
             kind = event.get("type")
             if kind == "session.update":
@@ -232,7 +252,7 @@ class _OpenAISession(_Session):
                 self.instructions = session.get("instructions", self.instructions)
                 self.output = (session.get("output_modalities") or ["audio"])[0]
                 self.max_tokens = session.get("max_output_tokens", self.max_tokens)
-                await self.send({"type": "session.updated", "session": {"type": "realtime", "model": self.model}})
+                await self.send({"type": "session.updated", "session": session})
             elif kind == "conversation.item.create":
                 item = event.get("item") or {}
                 content = item.get("content") or []
@@ -259,11 +279,16 @@ class _OpenAISession(_Session):
             return await self.send({"type": "error", "error": error})
         turn = self.turn(24_000)
         reply = self.server._reply(turn)
-        rid = f"resp_{self.record.number}"
+        rid = self.echo(f"resp_{self.record.number}")
         await self.send({"type": "response.created", "response": {"id": rid, "status": "in_progress"}})
         ids = self.ids = {"response_id": rid, "item_id": "item_out", "output_index": 0, "content_index": 0}
         text_kind = "response.output_audio_transcript.delta" if self.output == "audio" else "response.output_text.delta"
         audio = reply if self.output == "audio" else MockReply(reply.text, b"")
+        await before_reply(self.hostility, self.send_raw)
+        if self.hostility.foreign is not None:
+            await self.send(foreign_event(self.hostility.foreign, {**ids, "response_id": "resp_foreign"}, tone(0.1)))
+        if self.hostility.flood_bytes:
+            return await flood(lambda t: {"type": text_kind, **ids, "delta": t}, self.send, self.hostility.flood_bytes)
         finished = await stream_reply(
             audio,
             self.server.pacing,
@@ -279,7 +304,9 @@ class _OpenAISession(_Session):
             self.remember(turn, reply)
 
     async def done(self, rid: str, turn: MockTurn, reply: MockReply) -> None:
-        usage = openai_usage(turn, reply)
+        usage: dict[str, Any] = openai_usage(turn, reply)
+        if self.hostility.echo_key:
+            usage["output_tokens"] = self.echo("")
         status, details = "completed", None
         if isinstance(self.max_tokens, int) and usage["output_tokens"] > self.max_tokens:
             status, details = "incomplete", {"type": "incomplete", "reason": "max_output_tokens"}
@@ -311,7 +338,7 @@ class _GeminiSession(_Session):
                 self.text_mode = modalities == ["TEXT"]
                 parts = (setup.get("systemInstruction") or {}).get("parts") or []
                 self.instructions = "".join(p.get("text", "") for p in parts)
-                await self.send({"setupComplete": {}})
+                await self.send({"setupComplete": {"sessionId": self.echo("session-")}})
             elif "clientContent" in message:
                 for turn in message["clientContent"].get("turns") or []:
                     parts = turn.get("parts") or []
@@ -349,7 +376,11 @@ class _GeminiSession(_Session):
             if self.text_mode
             else (lambda text: {"serverContent": {"outputTranscription": {"text": text}}})
         )
-        mime = f"audio/pcm;rate={OUTPUT_RATE}"
+        rate = self.hostility.audio_rate
+        mime = f"audio/pcm;rate={OUTPUT_RATE if rate is None else rate}"
+        await before_reply(self.hostility, self.send_raw)
+        if self.hostility.flood_bytes:
+            return await flood(text_event, self.send, self.hostility.flood_bytes)
         finished = await stream_reply(
             reply,
             self.server.pacing,
@@ -367,11 +398,13 @@ class _GeminiSession(_Session):
         if finished:
             usage = openai_usage(turn, reply)
             await self.send({"serverContent": {"generationComplete": True}})
-            tokens = {
+            tokens: dict[str, Any] = {
                 "promptTokenCount": usage["input_tokens"],
                 "responseTokenCount": usage["output_tokens"],
                 "totalTokenCount": usage["total_tokens"],
             }
+            if self.hostility.echo_key:
+                tokens = {**tokens, "promptTokenCount": self.echo(""), "trafficType": self.echo("")}
             await self.send({"serverContent": {"turnComplete": True}, "usageMetadata": tokens})
             self.remember(turn, reply)
 

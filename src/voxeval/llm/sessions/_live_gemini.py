@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from voxeval.llm._collect import ReplyCollector, malformed
-from voxeval.llm._session import SessionInput, SessionResult
 from voxeval.llm._types import ProviderError, Usage
-from voxeval.llm._ws import WsSession
+from voxeval.llm.sessions._collect import ReplyCollector, malformed
+from voxeval.llm.sessions._session import SessionInput, SessionResult
+from voxeval.llm.sessions._ws import WsSession
 
 LIVE_URL = "wss://generativelanguage.googleapis.com/ws/google.ai.generativelanguage.{version}.GenerativeService.BidiGenerateContent"
 """Default endpoint of ``live:gemini:`` (``{version}``: ``v1beta`` unless ``api_version`` says otherwise)."""
@@ -105,14 +105,16 @@ ACTIVITY_END: dict[str, Any] = {"realtimeInput": {"activityEnd": {}}}
 """Ends the input: the clock of the reply's timings starts when it is sent."""
 
 
-def _rate_of(mime: object, where: str) -> int:
+def _rate_of(mime: object, where: str) -> int | str:
+    """The ``rate=`` a chunk's MIME type declares (as written, checked by the collector), or the default."""
     mime = str(mime or "")
     if not mime.startswith("audio/pcm"):
-        raise ProviderError("bad_response", f"{where} sent audio as {mime!r}, not audio/pcm", retryable=False)
+        raise ProviderError("bad_response", f"{where} sent audio as {mime!r:.80}, not audio/pcm", retryable=False)
     for param in mime.split(";")[1:]:
         name, _, value = param.partition("=")
-        if name.strip() == "rate" and value.strip().isdigit():
-            return int(value)
+        if name.strip() == "rate":
+            value = value.strip()
+            return int(value) if value.isascii() and value.isdigit() and len(value) < 10 else value
     return LIVE_OUTPUT_RATE
 
 
@@ -131,12 +133,7 @@ class LiveFold:
         for part in (content.get("modelTurn") or {}).get("parts") or []:
             inline = part.get("inlineData")
             if inline:
-                rate = _rate_of(inline.get("mimeType"), self.where)
-                if rate != self.reply.rate and self.reply.pcm:
-                    raise ProviderError(
-                        "bad_response", f"{self.where} changed the audio rate mid-reply", retryable=False
-                    )
-                self.reply.rate = rate
+                self.reply.set_rate(_rate_of(inline.get("mimeType"), self.where))
                 self.reply.audio(inline.get("data"), at)
             elif isinstance(part.get("text"), str) and not part.get("thought"):
                 self.reply.text(part["text"], at)
@@ -179,7 +176,7 @@ class LiveFold:
             model_version=model,
             response_id=self.session_id,
             status="turnComplete",
-            usage=Usage(self.usage.get("promptTokenCount"), output),
+            usage=Usage.checked({"promptTokenCount": self.usage.get("promptTokenCount"), "responseTokenCount": output}),
             first_audio_s=self.reply.first_audio_s,
             first_text_s=self.reply.first_text_s,
             total_s=total_s,

@@ -13,14 +13,14 @@ from typing import Any
 
 from voxeval.errors import ConfigError
 from voxeval.llm._cache import request_cache
-from voxeval.llm._gemini import GEMINI_KEY_ENVS
-from voxeval.llm._live_gemini import LIVE_URL, GeminiLive, LiveSettings
-from voxeval.llm._openai import OPENAI_KEY_ENV
 from voxeval.llm._provider import api_key
-from voxeval.llm._realtime_openai import REALTIME_URL, OpenAIRealtime, RealtimeSettings
-from voxeval.llm._session import SessionModel, SessionOptions
-from voxeval.llm._spec import convert_option, number_option
-from voxeval.llm._ws import SessionTimeouts
+from voxeval.llm._spec import convert_option, number_option, refuse_credentials
+from voxeval.llm.chat._gemini import GEMINI_KEY_ENVS
+from voxeval.llm.chat._openai import OPENAI_KEY_ENV
+from voxeval.llm.sessions._live_gemini import LIVE_URL, GeminiLive, LiveSettings
+from voxeval.llm.sessions._realtime_openai import REALTIME_URL, OpenAIRealtime, RealtimeSettings
+from voxeval.llm.sessions._session import SessionModel, SessionOptions
+from voxeval.llm.sessions._ws import SessionTimeouts
 
 _WS_AT = re.compile(r"@(?=wss?://)")
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
@@ -77,6 +77,10 @@ def parse_session_spec(spec: str) -> SessionSpec:
     if not sep or provider not in OPTIONS:
         raise ConfigError(f"session spec {spec!r}: expected openai:MODEL or gemini:MODEL")
     rest, has_query, query = rest.partition("?")
+    model, *url = _WS_AT.split(rest, maxsplit=1)
+    endpoint = url[0].rstrip("/") if url else None
+    if endpoint is not None:  # first: no other error may echo a password
+        refuse_credentials(spec, endpoint, OPENAI_KEY_ENV if provider == "openai" else GEMINI_KEY_ENVS[0])
     options: dict[str, Any] = {}
     for item in query.split("&") if has_query else ():
         key, eq, value = item.partition("=")
@@ -87,12 +91,10 @@ def parse_session_spec(spec: str) -> SessionSpec:
         if key in options:
             raise ConfigError(f"session spec {spec!r}: option {key!r} given twice")
         options[key] = convert_session_option(key, value)
-    model, *url = _WS_AT.split(rest, maxsplit=1)
     if not model or any(c.isspace() for c in model):
         raise ConfigError(f"session spec {spec!r}: the model name is empty or contains spaces")
     if not url and "@" in model:
         raise ConfigError(f"session spec {spec!r}: the URL after '@' must start with ws:// or wss://")
-    endpoint = url[0].rstrip("/") if url else None
     if endpoint is not None and (endpoint.count("://") != 1 or any(c.isspace() for c in endpoint)):
         raise ConfigError(f"session spec {spec!r}: malformed WebSocket URL {endpoint!r}")
     return SessionSpec(provider, model, endpoint, options)

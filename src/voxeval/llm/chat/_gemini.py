@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 from voxeval.errors import ConfigError
-from voxeval.llm._profiles import ModelProfile, profile_for
 from voxeval.llm._provider import ChatModel, ProviderOptions, api_key, providers
-from voxeval.llm._remote import RemoteChatModel
 from voxeval.llm._types import ChatMessage, ChatRequest, ChatResponse, ProviderError, Usage
+from voxeval.llm.chat._profiles import ModelProfile, profile_for
+from voxeval.llm.chat._remote import RemoteChatModel
 
 GEMINI_HOST = "https://generativelanguage.googleapis.com"
 """The public Gemini API host."""

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from voxeval.llm._collect import ReplyCollector, malformed
-from voxeval.llm._session import SessionInput, SessionResult
 from voxeval.llm._types import ProviderError, Usage
-from voxeval.llm._ws import WsSession
+from voxeval.llm.sessions._collect import ReplyCollector, malformed
+from voxeval.llm.sessions._session import SessionInput, SessionResult
+from voxeval.llm.sessions._ws import WsSession
 
 REALTIME_URL = "wss://api.openai.com/v1/realtime"
 """Default endpoint of ``realtime:openai:``; the model goes in the ``model`` query parameter."""
@@ -153,6 +153,18 @@ class RealtimeFold:
         self.model_version: str | None = None
         self.response: dict[str, Any] | None = None
         self.usage = Usage(None, None)
+        self.response_id: str | None = None
+        """The id of the response being folded (from ``response.created`` or the first delta naming one)."""
+
+    def _check_response(self, rid: object) -> None:
+        """Events of another response than the one being folded are refused, never merged into the reply."""
+        if rid is None:
+            return  # the beta protocol's events may name no response
+        if self.response_id is None:
+            self.response_id = rid if isinstance(rid, str) else str(rid)
+        elif rid != self.response_id:
+            message = f"{self.where} sent an event of response {rid!r:.80} while answering {self.response_id!r:.80}"
+            raise ProviderError("bad_response", f"{message}: refused", retryable=False)
 
     def feed(self, event: dict[str, Any], at: float) -> bool:
         """Take one event received ``at`` seconds after the commit; ``True`` once the response is done.
@@ -167,6 +179,10 @@ class RealtimeFold:
         kind = event.get("type")
         if kind == "error":
             raise error_event(event.get("error"), self.where)
+        if kind == "response.created" or kind == "response.done":
+            self._check_response((event.get("response") or {}).get("id"))
+        elif "response_id" in event:
+            self._check_response(event["response_id"])
         if kind in ("session.created", "session.updated"):
             session = event.get("session") or {}
             self.model_version = session.get("model") or self.model_version
@@ -183,7 +199,7 @@ class RealtimeFold:
             if failure is not None:
                 raise failure
             usage = self.response.get("usage") or {}
-            self.usage = Usage(usage.get("input_tokens"), usage.get("output_tokens"))
+            self.usage = Usage.checked({k: usage.get(k) for k in ("input_tokens", "output_tokens")})
             return True
         return False
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from voxeval.errors import ConfigError, MissingDependencyError
-from voxeval.llm._openai import parse_openai_chat
 from voxeval.llm._provider import ChatModel, ProviderOptions, providers
 from voxeval.llm._types import ChatRequest, ChatResponse
+from voxeval.llm.chat._openai import parse_openai_chat
 from voxeval.paths import cache_dir, join_parts
 from voxeval.workers import cpu_threads
 

@@ -9,10 +9,10 @@ import os
 from typing import Any
 
 from voxeval.errors import ConfigError
-from voxeval.llm._profiles import PROFILES, ModelProfile, profile_for
 from voxeval.llm._provider import ChatModel, ProviderOptions, api_key, providers
-from voxeval.llm._remote import RemoteChatModel
 from voxeval.llm._types import ChatMessage, ChatRequest, ChatResponse, ProviderError, Usage
+from voxeval.llm.chat._profiles import PROFILES, ModelProfile, profile_for
+from voxeval.llm.chat._remote import RemoteChatModel
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 """Default base URL of the ``openai`` provider."""
@@ -212,6 +212,6 @@ def make_openai_compat(model: str, base_url: str | None, options: ProviderOption
     urls = base_url.split(",")
     if len(urls) == 1:
         return _openai_model("openai-compat", model, base_url, key, options)
-    from voxeval.llm._replicas import ReplicaSet
+    from voxeval.llm.chat._replicas import ReplicaSet
 
     return ReplicaSet([_openai_model("openai-compat", model, url, key, options) for url in urls])

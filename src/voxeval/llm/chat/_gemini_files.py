@@ -16,14 +16,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from voxeval.llm._gemini import GEMINI_KEY_ENVS, gemini_base_url, gemini_payload, parse_gemini
 from voxeval.llm._http import HttpClient, HttpReply, redact_error
 from voxeval.llm._limits import Limiter
-from voxeval.llm._profiles import ModelProfile, profile_for
 from voxeval.llm._provider import api_key
 from voxeval.llm._retry import RetryPolicy, with_retries
 from voxeval.llm._spec import ModelSpec
 from voxeval.llm._types import ChatRequest, ChatResponse, ProviderError
+from voxeval.llm.chat._gemini import GEMINI_KEY_ENVS, gemini_base_url, gemini_payload, parse_gemini
+from voxeval.llm.chat._profiles import ModelProfile, profile_for
 
 
 @dataclass(frozen=True)

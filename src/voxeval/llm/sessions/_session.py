@@ -4,6 +4,11 @@ cache and the one redaction boundary, as :class:`~voxeval.llm.RemoteChatModel` d
 A provider protocol (OpenAI Realtime, Gemini Live) supplies the URL, headers and :meth:`SessionProtocol.converse`,
 which drives one open session to a :class:`SessionResult`. Each attempt starts from nothing, so the partial audio of
 a failed attempt is never part of a reply.
+
+Every result passes :func:`checked_result` before it is returned or cached, and again when read back from the
+cache (a file anyone could edit): its strings redacted of the key and bounded, its numbers checked as numbers, its
+audio within the reply bounds of :class:`~voxeval.llm.sessions._collect.ReplyCollector`, its text UTF-8. Text the cache
+cannot hold whole (:func:`~voxeval.llm._cache.storable`) is never cached.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from voxeval.io import atomic_write_text
-from voxeval.llm._cache import RequestCache
+from voxeval.llm._cache import RequestCache, checked_usage, storable
 from voxeval.llm._http import redact, redact_error
 from voxeval.llm._limits import Limiter
 from voxeval.llm._retry import RetryPolicy, with_retries
 from voxeval.llm._types import ProviderError, Usage
-from voxeval.llm._ws import SessionTimeouts, WsSession, open_session
+from voxeval.llm.sessions._collect import MAX_REPLY_AUDIO_SECONDS, MAX_REPLY_TEXT_CHARS, checked_rate
+from voxeval.llm.sessions._ws import SessionTimeouts, WsSession, open_session
 
 SESSION_CACHE_FORMAT = 1
 """Bumped when the key recipe or the entry layout of cached sessions changes."""
@@ -145,22 +151,74 @@ def session_cache_key(protocol: SessionProtocol, base_url: str, turn: SessionInp
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _cache_get(cache: RequestCache, key: str) -> SessionResult | None:
+MAX_LABEL_CHARS = 256
+"""Longest model version, response id or status kept from a server."""
+
+
+def _label(value: object, name: str, secrets: tuple[str, ...], where: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_LABEL_CHARS:
+        shown = f"a {type(value).__name__}" if not isinstance(value, str) else f"{len(value)} characters long"
+        raise ProviderError("bad_response", f"{where} sent a {name} that is {shown}, not a short text: refused")
+    return redact(value, secrets)
+
+
+def _checked_text(text: object, secrets: tuple[str, ...], where: str) -> str:
+    if not isinstance(text, str) or len(text) > MAX_REPLY_TEXT_CHARS:
+        message = f"reply text from {where} is no text of at most {MAX_REPLY_TEXT_CHARS} characters: refused"
+        raise ProviderError("bad_response", message, retryable=False)
+    text = redact(text, secrets)  # the whole text: a key split across deltas is caught here
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        message = f"reply text from {where} holds a lone surrogate at character {exc.start}"
+        raise ProviderError("undecodable", message, retryable=False) from None
+    if "\ufffd" in text:
+        message = f"reply text from {where} holds U+FFFD replacement characters (broken encoding)"
+        raise ProviderError("undecodable", message, retryable=False)
+    return text
+
+
+def checked_result(result: SessionResult, secrets: tuple[str, ...], where: str) -> SessionResult:
+    """``result`` as voxeval keeps it: text and labels redacted of ``secrets`` and bounded, the rate a rate, the audio
+    16-bit PCM within :data:`MAX_REPLY_AUDIO_SECONDS`; anything else raises a classified ``ProviderError``.
+
+    A lone surrogate or U+FFFD in the text is ``undecodable`` (the outcome an HTTP reply with them gets).
+    """
+    rate = checked_rate(result.rate, where)
+    if not isinstance(result.pcm, bytes) or len(result.pcm) % 2:
+        raise ProviderError("bad_response", f"reply audio from {where} is not 16-bit PCM: refused", retryable=False)
+    if len(result.pcm) > int(MAX_REPLY_AUDIO_SECONDS * rate) * 2:
+        message = f"reply audio from {where} runs over {MAX_REPLY_AUDIO_SECONDS:g} s: refused"
+        raise ProviderError("bad_response", message, retryable=False)
+    return dataclasses.replace(
+        result,
+        text=_checked_text(result.text, secrets, where),
+        rate=rate,
+        model_version=_label(result.model_version, "model version", secrets, where),
+        response_id=_label(result.response_id, "response id", secrets, where),
+        status=_label(result.status, "status", secrets, where),
+    )
+
+
+def _cache_get(cache: RequestCache, key: str, secrets: tuple[str, ...]) -> SessionResult | None:
     try:
         entry = json.loads(cache.path(key).read_text(encoding="utf-8"))
         if entry.get("format") != SESSION_CACHE_FORMAT or entry.get("key") != key:
             return None
         body = entry["session"]
-        usage = Usage(body["usage"]["input_tokens"], body["usage"]["output_tokens"])
+        usage = checked_usage(body["usage"], body.get("usage_warnings") or [])
         pcm = base64.b64decode(body["pcm"], validate=True)
         fields = {k: body[k] for k in ("text", "rate", "model_version", "response_id", "status")}
-        result = SessionResult(pcm=pcm, usage=usage, cached=True, **fields)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return checked_result(SessionResult(pcm=pcm, usage=usage, cached=True, **fields), secrets, "the cache")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError, ProviderError):
         return None  # a corrupt entry is a miss, rewritten by the next answer
-    return result if isinstance(result.text, str) else None
 
 
 def _cache_put(cache: RequestCache, key: str, result: SessionResult) -> None:
+    if not storable(result.text):
+        return  # a reply the run cannot keep is never replayed from the cache
     body = {
         "text": result.text,
         "pcm": base64.b64encode(result.pcm).decode("ascii"),
@@ -169,6 +227,7 @@ def _cache_put(cache: RequestCache, key: str, result: SessionResult) -> None:
         "response_id": result.response_id,
         "status": result.status,
         "usage": {"input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens},
+        "usage_warnings": list(result.usage.warnings),
     }
     entry = {"format": SESSION_CACHE_FORMAT, "key": key, "session": body}
     atomic_write_text(cache.path(key), json.dumps(entry, ensure_ascii=False) + "\n")
@@ -219,22 +278,21 @@ class SessionModel:
         async with self.limiter:
             self.attempts += 1
             headers = self.protocol.headers()
-            async with open_session(self.protocol.url(), headers, self.options.timeouts) as session:
-                return await self.protocol.converse(session, turn)
+            url, timeouts = self.protocol.url(), self.options.timeouts
+            async with open_session(url, headers, timeouts, self._secrets) as session:
+                return checked_result(await self.protocol.converse(session, turn), self._secrets, session.where)
 
     async def answer(self, turn: SessionInput) -> SessionResult:
         """The model's reply to ``turn``: from the cache, or a session retried per the policy (then cached)."""
         key = session_cache_key(self.protocol, self.base_url, turn) if self.cache is not None else ""
         if self.cache is not None:
-            found = await asyncio.to_thread(_cache_get, self.cache, key)
+            found = await asyncio.to_thread(_cache_get, self.cache, key, self._secrets)
             if found is not None:
                 return found
         try:
             result = await with_retries(lambda: self._attempt(turn), self.policy, self.sleep)
         except ProviderError as error:
             raise redact_error(error, self._secrets) from None
-        if self._secrets:
-            result = dataclasses.replace(result, text=redact(result.text, self._secrets))
         if self.cache is not None:
             await asyncio.to_thread(_cache_put, self.cache, key, result)
         return result
@@ -290,16 +348,15 @@ class SessionConversation:
                 model.attempts += 1
                 url, headers = model.protocol.url(), model.protocol.headers()
                 self._session = await self._stack.enter_async_context(
-                    open_session(url, headers, model.options.timeouts)
+                    open_session(url, headers, model.options.timeouts, model._secrets)
                 )
                 await model.protocol.setup(self._session, turn)
             self._session.next_turn()
-            result = await model.protocol.exchange(self._session, turn)
+            exchanged = await model.protocol.exchange(self._session, turn)
+            result = checked_result(exchanged, model._secrets, self._session.where)
         except ProviderError as error:
             raise redact_error(error, model._secrets) from None
         self.turns += 1
-        if model._secrets:
-            result = dataclasses.replace(result, text=redact(result.text, model._secrets))
         return result
 
     async def close(self) -> None:

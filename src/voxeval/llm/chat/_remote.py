@@ -9,10 +9,10 @@ from typing import Any
 
 from voxeval.llm._http import HttpClient, redact, redact_error
 from voxeval.llm._limits import Limiter
-from voxeval.llm._profiles import ModelProfile
 from voxeval.llm._provider import ProviderOptions
 from voxeval.llm._retry import RetryPolicy, with_retries
 from voxeval.llm._types import ChatRequest, ChatResponse, ProviderError
+from voxeval.llm.chat._profiles import ModelProfile
 
 PayloadBuilder = Callable[[ChatRequest], dict[str, Any]]
 """Request → JSON payload (a pure function)."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from voxeval.llm._remote import RemoteChatModel
 from voxeval.llm._types import ChatRequest, ChatResponse, ProviderError
+from voxeval.llm.chat._remote import RemoteChatModel
 
 
 class ReplicaSet:

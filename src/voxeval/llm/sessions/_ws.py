@@ -4,7 +4,10 @@ The HTTP layer's counterpart (see ``_http.py``) for the speech-to-speech APIs th
 Realtime, Gemini Live). The ``websockets`` package (extra ``realtime``) does the framing; it is imported when a
 session opens. One attempt is one fresh session; :class:`SessionTimeouts` bound the handshake, each wait for a
 server message and the whole attempt. A failed handshake is classified like an HTTP answer of the same status, a
-close like the RFC 6455 code says (see :func:`classify_close`).
+close like the RFC 6455 code says (see :func:`classify_close`). Every message received passes one boundary
+(:func:`decode_message`): JSON objects only, nesting bounded, every string redacted of the key, and at most
+:data:`MAX_SESSION_BYTES` in all. A redirect answering the handshake is refused, never followed: the key would go
+with it to another origin.
 """
 
 from __future__ import annotations
@@ -18,11 +21,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from voxeval.errors import MissingDependencyError
-from voxeval.llm._http import classify_status
+from voxeval.llm._http import classify_status, redact_json
 from voxeval.llm._types import ProviderError
 
 MAX_MESSAGE_BYTES = 8 << 20
 """Largest server message accepted (an audio delta of a few seconds is ~100 KB); larger ones close the session."""
+MAX_SESSION_BYTES = 128 << 20
+"""Most one session may receive in all messages, in bytes (characters of text frames: base64 and JSON are ASCII);
+the longest reply's audio, 55 MiB of PCM, is 73 MiB as base64. Past it the session fails (``bad_response``, not
+retried)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,11 @@ def _websockets() -> Any:
 
 def _handshake_error(exc: BaseException, where: str) -> ProviderError:
     websockets = _websockets()
+    if isinstance(exc, websockets.exceptions.InvalidStatus) and 300 <= exc.response.status_code < 400:
+        status = exc.response.status_code
+        message = f"{where} answered the handshake with a redirect (HTTP {status}): not followed, since the key would "
+        message += "go with it; put the final URL in the spec"
+        return ProviderError("client", message, status=status)
     if isinstance(exc, websockets.exceptions.InvalidStatus):
         response = exc.response
         headers = {k.lower(): v for k, v in response.headers.raw_items()}
@@ -90,8 +102,13 @@ def _handshake_error(exc: BaseException, where: str) -> ProviderError:
 class WsSession:
     """One open session: JSON messages out and in, with the idle and total timeouts applied to every wait."""
 
-    def __init__(self, connection: Any, where: str, timeouts: SessionTimeouts, deadline: float) -> None:
+    def __init__(
+        self, connection: Any, where: str, timeouts: SessionTimeouts, deadline: float, secrets: tuple[str, ...] = ()
+    ) -> None:
         self._connection = connection
+        self._secrets = secrets
+        self.received = 0
+        """Bytes (characters of text frames) received so far."""
         self.where = where
         self.timeouts = timeouts
         self._deadline = deadline
@@ -144,13 +161,31 @@ class WsSession:
             if wait < self.timeouts.idle:
                 raise self._total_timeout() from None
             raise ProviderError("timeout", f"{self.where} sent nothing for {self.timeouts.idle:g} s") from None
-        return _decode(raw, self.where)
+        self.received += len(raw)
+        if self.received > MAX_SESSION_BYTES:
+            message = f"{self.where} sent more than {MAX_SESSION_BYTES} bytes in one session: refused"
+            raise ProviderError("bad_response", message, retryable=False)
+        return decode_message(raw, self.where, self._secrets)
 
 
-def _decode(raw: str | bytes, where: str) -> dict[str, Any]:
+def decode_message(raw: str | bytes, where: str, secrets: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A server message as a JSON object with every string in it (keys too) redacted of ``secrets``: the one
+    boundary every field a session keeps passes (text, ids, model names, usage, close and error reasons).
+
+    Text that is not UTF-8, JSON that is not an object and nesting too deep to decode are ``bad_response``.
+
+    >>> decode_message('{"id": "resp-KEY"}', "s", ("KEY",))
+    {'id': 'resp-***'}
+    >>> decode_message("[" * 5000, "s")
+    Traceback (most recent call last):
+    voxeval.llm._types.ProviderError: bad_response: s sent a message nested too deeply to decode: '[[[...
+    """
+    shown = f"{raw[:40]!r}…" if len(raw) > 40 else repr(raw)
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        message = json.loads(text)
+        message = redact_json(json.loads(text), secrets)
+    except RecursionError:
+        raise ProviderError("bad_response", f"{where} sent a message nested too deeply to decode: {shown}") from None
     except (UnicodeDecodeError, ValueError):
         raise ProviderError("bad_response", f"{where} sent a message that is not JSON: {raw[:200]!r}") from None
     if not isinstance(message, dict):
@@ -158,17 +193,30 @@ def _decode(raw: str | bytes, where: str) -> dict[str, Any]:
     return message
 
 
+def _no_redirects(websockets: Any) -> Any:
+    class Connect(websockets.asyncio.client.connect):
+        """``connect`` that treats every redirect as the failed handshake it answers (never followed)."""
+
+        def process_redirect(self, exc: Exception) -> Exception:
+            return exc
+
+    return Connect
+
+
 @asynccontextmanager
-async def open_session(url: str, headers: Mapping[str, str], timeouts: SessionTimeouts) -> AsyncIterator[WsSession]:
+async def open_session(
+    url: str, headers: Mapping[str, str], timeouts: SessionTimeouts, secrets: tuple[str, ...] = ()
+) -> AsyncIterator[WsSession]:
     """Connect to ``url`` with ``headers`` and yield the session; closed on exit whatever happened.
 
-    ``where`` in messages is the URL without its query (which may carry a key on some servers).
+    ``where`` in messages is the URL without its query (which may carry a key on some servers); every message
+    received is redacted of ``secrets``.
     """
     websockets = _websockets()
     where = url.split("?", 1)[0]
     deadline = time.monotonic() + timeouts.total
     try:
-        connection = await websockets.asyncio.client.connect(
+        connection = await _no_redirects(websockets)(
             url,
             additional_headers=dict(headers),
             open_timeout=min(timeouts.connect, timeouts.total),
@@ -181,6 +229,6 @@ async def open_session(url: str, headers: Mapping[str, str], timeouts: SessionTi
     except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as exc:
         raise _handshake_error(exc, where) from None
     try:
-        yield WsSession(connection, where, timeouts, deadline)
+        yield WsSession(connection, where, timeouts, deadline, secrets)
     finally:
         await connection.close()
