@@ -50,7 +50,7 @@ def test_voxeval_client_keeps_the_conversation(served: RealtimeServer) -> None:
             await conversation.close()
 
     first, second = asyncio.run(dialogue())
-    assert first.text == "history=0 prompt=hi system=be brief lang=en"
+    assert first.text == "history=0 prompt=hi system=be brief lang=en heard=300"
     assert second.text.startswith("history=2 prompt=hi")  # the session kept turn 1 and its reply
     assert first.meta["status"] == "completed" and first.meta["model_version"] == "served"
     assert first.audio is not None and len(first.audio) == 44 + RATE  # 0.5 s of 16-bit audio, as the system said
@@ -98,22 +98,23 @@ def test_server_vad_detects_the_turn_and_answers(served: RealtimeServer, speech:
     client.send({"type": "session.update", "session": {"instructions": "vad", "audio": {"input": {
         "turn_detection": {"type": "server_vad", "silence_duration_ms": 400, "prefix_padding_ms": 200}}}}})  # fmt: skip
     assert client.until("session.updated")["session"]["audio"]["input"]["turn_detection"]["silence_duration_ms"] == 400
-    client.audio(np.concatenate([silence(1.0), clip, silence(1.0)]))
+    client.audio(np.concatenate([silence(3.0), clip, silence(1.0)]))  # more silence than the 2 s kept before speech
     started = client.until("input_audio_buffer.speech_started")
     stopped = client.until("input_audio_buffer.speech_stopped")
     committed = client.until("input_audio_buffer.committed")
     done = client.until("response.done")
     client.close()
-    # Speech starts at 1.0 s + its onset in the clip; the reported start includes the 200 ms prefix (±100 ms: Silero).
-    assert started["audio_start_ms"] == pytest.approx((1.0 + onset) * 1000 - 200, abs=100)
-    speech_end_ms = (1.0 + len(clip) / RATE - onset) * 1000  # the clip's trailing padding mirrors its leading one
+    # Speech starts at 3.0 s + its onset in the clip; the reported start includes the 200 ms prefix (±100 ms: Silero).
+    assert started["audio_start_ms"] == pytest.approx((3.0 + onset) * 1000 - 200, abs=100)
+    speech_end_ms = (3.0 + len(clip) / RATE - onset) * 1000  # the clip's trailing padding mirrors its leading one
     assert speech_end_ms + 400 - 100 <= stopped["audio_end_ms"] <= speech_end_ms + 400 + 150
     assert started["item_id"] == stopped["item_id"] == committed["item_id"]
     assert done["response"]["status"] == "completed"
     assert done["response"]["output"][0]["content"] == [{"type": "output_audio", "transcript": transcript_of(client)}]
     kinds = [e["type"] for e in client.events]
     transcript = next(e for e in client.events if e["type"] == "response.output_audio_transcript.done")
-    assert transcript["transcript"] == "history=0 prompt= system=vad lang=en"
+    heard = stopped["audio_end_ms"] - started["audio_start_ms"]  # the committed turn: padded start to end
+    assert transcript["transcript"] == f"history=0 prompt= system=vad lang=en heard={heard}"
     audio = b"".join(base64.b64decode(e["delta"]) for e in client.events if e["type"] == "response.output_audio.delta")
     assert len(audio) == RATE  # 0.5 s, whole
     assert kinds.index("response.created") < kinds.index("response.output_audio.delta") < kinds.index("response.done")
@@ -180,10 +181,10 @@ def test_client_cancel_and_a_new_response_with_history(served: RealtimeServer) -
     client.until("response.done")
     client.close()
     transcript = next(e for e in client.events if e["type"] == "response.output_audio_transcript.done")["transcript"]
-    full = "history=0 prompt= system=long lang=en"
+    full = "history=0 prompt= system=long lang=en heard=300"
     assert 0 < len(transcript) < len(full) and full.startswith(transcript)  # what was said before the cancel
     text = client.events[-2]  # text output for this response only; the cancelled turn stays in the history
-    said = [{"type": "output_text", "text": "history=2 prompt= system=short lang=en"}]
+    said = [{"type": "output_text", "text": "history=2 prompt= system=short lang=en heard=200"}]
     assert (text["type"], text["item"]["content"]) == ("response.output_item.done", said)
     kinds = [e["type"] for e in client.events[-5:]]
     assert kinds == ["response.output_item.added", "response.output_text.delta", "response.output_text.done",
@@ -264,7 +265,7 @@ def test_the_openai_sdk_is_a_client(served: RealtimeServer) -> None:
                     return transcript, str(event.response.status)
         raise AssertionError("the session ended before response.done")
 
-    assert asyncio.run(one_turn()) == ("history=0 prompt= system=sdk lang=en", "completed")
+    assert asyncio.run(one_turn()) == ("history=0 prompt= system=sdk lang=en heard=300", "completed")
 
 
 @pytest.mark.parametrize(("instructions", "reason"), [("fail", "asked to fail"), ("garbled", "reply audio of")])

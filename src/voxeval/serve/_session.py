@@ -24,6 +24,9 @@ MIN_COMMIT_MS = 100
 """Shortest buffer a commit accepts (the API's ``input_audio_buffer_commit_empty`` rule)."""
 MAX_BUFFER_S = 300
 """Longest input buffer held before a commit; more is refused with an error event."""
+KEEP_BEFORE_SPEECH_MS = 2000
+"""With server VAD, audio kept while nobody speaks (at least ``prefix_padding_ms`` + 100 ms): a session may stream
+silence for as long as it likes."""
 MAX_CONVERSATION_S = 1800
 """Most user audio one session's conversation holds."""
 
@@ -155,6 +158,9 @@ class RealtimeSession:
         first = stream.windows
         for edge in detector.feed(stream.feed(pcm), first):
             await self.on_edge(edge, origin)
+        keep = max(KEEP_BEFORE_SPEECH_MS, vad.prefix_padding_ms + 100) * BYTES_PER_MS
+        if not detector.speaking and len(self.buffer) > keep:
+            self._drop(len(self.buffer) - keep)  # a turn needs only its padded start: silence is not hoarded
 
     async def on_edge(self, edge: SpeechEdge, origin: int) -> None:
         """Act on a VAD edge; ``origin``: the byte of session audio where the detector's stream began."""
