@@ -268,6 +268,20 @@ def test_the_openai_sdk_is_a_client(served: RealtimeServer) -> None:
     assert asyncio.run(one_turn()) == ("history=0 prompt= system=sdk lang=en heard=300", "completed")
 
 
+def test_without_create_response_the_client_asks(served: RealtimeServer, speech: tuple[np.ndarray, float]) -> None:
+    clip, _ = speech
+    client = vad_session(served.url, "asked", create_response=False)
+    client.audio(np.concatenate([silence(0.3), clip, silence(0.4)]))
+    item = client.until("input_audio_buffer.committed")["item_id"]
+    client.send({"type": "input_audio_buffer.clear"})  # a marker: all the server did for the turn came before it
+    client.until("input_audio_buffer.cleared")
+    assert not any(e["type"].startswith("response.") for e in client.events)  # the turn ended, nobody answered
+    client.send({"type": "response.create"})
+    done = client.until("response.done")
+    client.close()
+    assert done["response"]["status"] == "completed" and item in [e.get("item", {}).get("id") for e in client.events]
+
+
 @pytest.mark.parametrize(("instructions", "reason"), [("fail", "asked to fail"), ("garbled", "reply audio of")])
 def test_a_failing_system_gives_a_failed_response(served: RealtimeServer, instructions: str, reason: str) -> None:
     client = Client(served.url)
