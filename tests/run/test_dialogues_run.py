@@ -59,5 +59,7 @@ def test_gold_and_own_answer_context_needed_turns_right_and_none_does_not(run: P
 def test_the_report_shows_conditions_gains_and_the_dialogues_as_chats(run: Path) -> None:
     assert main(["report", str(run)]) == 0
     html = (run / "report.html").read_text("utf-8")
-    assert "What context is worth" in html and html.count("<details>") == 3 * len(DIALOGUES)
+    assert "What context is worth" in html and html.count("<details") == len(DIALOGUES)
+    # Each user turn is followed by the reply under each of the three conditions.
+    assert html.count('class="cond"') == 3 * html.count('class="user"') > 0
     assert "context gain" in (run / "report.md").read_text("utf-8")

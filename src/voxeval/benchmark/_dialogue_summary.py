@@ -171,18 +171,22 @@ class ChatTurn:
     """Why the turn is not scored, when it is not."""
 
 
-def chats(summary: DialogueRunSummary, sets: list[Any]) -> dict[str, dict[str, list[ChatTurn]]]:
-    """Per ``system · condition`` and dialogue, the turns as a chat (for the HTML report's dialogue view)."""
+Chats = dict[str, dict[str, dict[str, list[ChatTurn]]]]
+"""``system · dataset`` → dialogue → history condition → the dialogue's turns."""
+
+
+def chats(summary: DialogueRunSummary, sets: list[Any]) -> Chats:
+    """Per system and dataset, each dialogue's turns under every condition (the HTML report's chat view)."""
     dialogues = {d.id: d for s in sets for d in s.dialogues}
-    out: dict[str, dict[str, list[ChatTurn]]] = {}
+    out: Chats = {}
     for r in summary.results:
         wlcs = {s.id: s.wlcs for s in r.scored.scores}
-        view = out.setdefault(f"{r.system} · {r.history} · {r.dataset}", {})
+        view = out.setdefault(f"{r.system} · {r.dataset}", {})
         for gold in r.scored.gold:
             dialogue_id, _, k = gold.id.rpartition("/")
             prediction = r.scored.predictions.get(gold.id)
             _, reference = dialogues[dialogue_id].exchanges[int(k) - 1]
-            view.setdefault(dialogue_id, []).append(
+            view.setdefault(dialogue_id, {}).setdefault(r.history, []).append(
                 ChatTurn(
                     gold.input_text,
                     (prediction.text or "") if prediction else "",
@@ -197,7 +201,7 @@ def chats(summary: DialogueRunSummary, sets: list[Any]) -> dict[str, dict[str, l
     return out
 
 
-def load_dialogue_run(run_dir: Path) -> tuple[DialogueRunSummary, dict[str, dict[str, list[ChatTurn]]]]:
+def load_dialogue_run(run_dir: Path) -> tuple[DialogueRunSummary, Chats]:
     """Read a dialogue run's folder (the dialogue files it recorded, by path and sha256) and score it."""
     summary, sets = _load(run_dir)
     return summary, chats(summary, sets)

@@ -56,7 +56,13 @@ class DialogueSet:
 
 
 def dialogue_file(spec: str) -> tuple[str, Path]:
-    """``(name, file)`` of a ``--dataset`` value: a built-in dialogue set or a JSONL file of dialogues."""
+    """``(name, file)`` of a ``--dataset`` value: a built-in dialogue set, a JSONL file of dialogues, or a Hugging
+    Face dataset folder (``hf:DIR``; materialised as a JSONL file, :mod:`voxeval.interop`)."""
+    if spec.startswith("hf:") or Path(spec).is_dir():
+        from voxeval.interop._datasets import hf_dialogue_file
+
+        path = hf_dialogue_file(spec)
+        return path.stem, path
     path = Path(spec)
     if path.suffix == ".jsonl" or path.exists():
         return path.stem, path
@@ -246,10 +252,10 @@ class DialoguesBenchmark:
 
     def table(self, summary: Any, run_dir: Path) -> str:
         """The conditions side by side, context gain and drift."""
-        from voxeval.report._dialogues import dialogues_markdown
+        from voxeval.report._dialogues import dialogues_text
         from voxeval.report._speech import LATENCY_TITLE, latency_text
 
-        text = dialogues_markdown(summary.to_json())
+        text = dialogues_text(summary.to_json())
         latency = latency_text(read_run_log(run_dir / "replies.jsonl"))
         return text + (f"\n\n{LATENCY_TITLE} (per turn)\n\n{latency}" if latency else "")
 
@@ -281,7 +287,10 @@ class DialoguesBenchmark:
         from voxeval.report._dialogues import write_dialogue_reports
 
         summary, chats = load_dialogue_run(run_dir)
-        views = {view: {d: [asdict(t) for t in turns] for d, turns in ds.items()} for view, ds in chats.items()}
+        views = {
+            view: {d: {h: [asdict(t) for t in turns] for h, turns in by.items()} for d, by in ds.items()}
+            for view, ds in chats.items()
+        }
         return write_dialogue_reports(run_dir, summary.to_json(), views, read_run_log(run_dir / "replies.jsonl"))
 
 

@@ -60,6 +60,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "voxeval.cli._label",
         "agreement between human labellers, and of the annotator and the style judge with them; export labels",
     ),
+    "export-results": (
+        "voxeval.cli._interop",
+        "write a run's scores as the Hugging Face Hub's .eval_results YAML, Every Eval Ever records or JSON",
+    ),
+    "leaderboard": (
+        "voxeval.cli._interop",
+        "rank the systems of several comparable runs on a static HTML page (intervals, latency, cost, reproduce)",
+    ),
     "serve": (
         "voxeval.cli._serve",
         "serve a system (e.g. the offline cascade) over the OpenAI Realtime protocol, with server-side turn detection",
@@ -106,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``voxeval`` console script; returns the process exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_command(argv)).parse_args(argv)
+    args.argv = argv  # the command line as given (a run records it as the command that reproduces it)
     try:
         code: int = args.handler(args)
     except VoxevalError as exc:

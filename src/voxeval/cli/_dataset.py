@@ -34,9 +34,25 @@ def register(commands: Any) -> None:
     s.add_argument("dataset", nargs="?", default="ja-assistant", help="built-in name or JSONL file")
     s.add_argument("--split", help="only this split")
     s.set_defaults(handler=_stats)
-    e = sub.add_parser("export", help="write a dataset as plain JSONL in its schema (single-turn rows or dialogues)")
-    e.add_argument("name", help="built-in dataset: " + ", ".join(builtin_names()))
-    e.add_argument("--out", required=True, type=Path, help="output JSONL file")
+    e = sub.add_parser(
+        "export",
+        help="write a dataset as plain JSONL in its schema, or as a Hugging Face dataset folder (single-turn rows or "
+        "dialogues)",
+        description="--format jsonl (default) writes the rows as they are; --format hf writes a Hugging Face dataset "
+        "folder: data/SPLIT-00000-of-00001.parquet per split (the dialogue acts as a nested steps column, a "
+        "dialogue's turns as a nested turns column) and a dataset card README.md (schema, licence, provenance); "
+        "read it back with --dataset hf:DIR (docs/interop.md). Needs voxeval[hf].",
+    )
+    e.add_argument("name", help="built-in dataset or JSONL file: " + ", ".join(builtin_names()))
+    e.add_argument("--out", required=True, type=Path, help="output JSONL file (jsonl) or new folder (hf)")
+    e.add_argument("--format", choices=("jsonl", "hf"), default="jsonl", help="jsonl (default) or hf")
+    e.add_argument(
+        "--audio",
+        action="store_true",
+        help="hf, single-turn: add an Audio column with each row's input speech (its own file, else synthesised "
+        "with the language's input voice, as a run would)",
+    )
+    e.add_argument("--limit", type=int, metavar="N", help="only the first N rows (after --split)")
     e.add_argument("--split", help="only this split")
     e.set_defaults(handler=_export)
 
@@ -79,13 +95,23 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise InputError(Location(field="--limit"), f"must be at least 1, got {args.limit}")
+    if args.format == "hf":
+        from voxeval.interop import export_hf
+
+        done = export_hf(args.name, args.out, split=args.split, limit=args.limit, audio=args.audio)
+        print(f"wrote {done.rows} rows to {args.out} ({len(done.files)} parquet file(s); audio: {done.audio})")
+        return 0
+    if args.audio:
+        raise InputError(Location(field="--audio"), "applies to --format hf")
     path = _path(args.name)
     if is_dialogue_file(path):
-        rows = [d.raw for d in load_dialogues(path) if args.split in (None, d.split)]
+        rows = [d.raw for d in load_dialogues(path) if args.split in (None, d.split)][: args.limit]
         atomic_write_jsonl(args.out, rows)
         print(f"wrote {len(rows)} dialogues to {args.out}")
         return 0
     dataset = resolve_dataset(args.name).split(args.split)
-    atomic_write_jsonl(args.out, [s.raw for s in dataset.samples])
-    print(f"wrote {len(dataset.samples)} rows to {args.out}")
+    atomic_write_jsonl(args.out, [s.raw for s in dataset.samples[: args.limit]])
+    print(f"wrote {len(dataset.samples[: args.limit])} rows to {args.out}")
     return 0

@@ -39,7 +39,9 @@ def register(commands: Any) -> None:
         "--dataset",
         action="append",
         help="built-in name or JSONL file (repeatable; default ja-assistant for da, acoustic-ja for style); a da run "
-        "holds one language (ja-assistant, en-assistant, zh-assistant), which picks its prompts and input voice",
+        "holds one language (ja-assistant, en-assistant, zh-assistant), which picks its prompts and input voice; "
+        "hf:DIR[?input=COLUMN&…] reads a Hugging Face dataset folder (da, dialogues), vstyle:DIR VStyle's own "
+        "layout (style) (docs/interop.md)",
     )
     p.add_argument("--system", action="append", required=True, help=SYSTEM_HELP)
     p.add_argument(
@@ -184,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
         plan = bench.dry_run(settings, bench.plan(settings, options.limit), options.out)
         print(json.dumps(plan, ensure_ascii=False, indent=2))
         return 0
-    summary = run_benchmark(bench, settings, options, argv=["voxeval", *sys.argv[1:]])
+    summary = run_benchmark(bench, settings, options, argv=["voxeval", *getattr(args, "argv", sys.argv[1:])])
     print(bench.table(summary, args.out))
     paths = bench.report(args.out, None, None)
     print(f"\nreport: {paths['html']}")

@@ -81,7 +81,13 @@ def dataset_language(samples: Iterable[GoldSample]) -> str:
 
 
 def resolve_dataset(spec: str | Path) -> Dataset:
-    """Load ``spec``: a built-in dataset name (e.g. ``ja-assistant``) or a JSONL file in the paper's schema."""
+    """Load ``spec``: a built-in dataset name (e.g. ``ja-assistant``), a JSONL file in the paper's schema, or a
+    Hugging Face dataset folder (``hf:DIR[?input=COLUMN&…]`` or a folder; :mod:`voxeval.interop`)."""
+    if str(spec).startswith("hf:") or Path(spec).is_dir():
+        from voxeval.interop._datasets import hf_gold_file
+
+        path = hf_gold_file(str(spec))
+        return Dataset(path.stem, path, tuple(load_gold(path)))
     path = Path(spec)
     if path.suffix == ".jsonl" or path.exists():
         return Dataset(path.stem, path, tuple(load_gold(path)))

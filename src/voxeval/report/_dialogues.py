@@ -3,6 +3,7 @@ intervals, and each dialogue as a chat with every turn's acts and score (HTML). 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -88,49 +89,85 @@ def dialogues_markdown(summary: Mapping[str, Any]) -> str:
     return text + "\n\n" + NOTE
 
 
-def _chat_html(turns: Sequence[Mapping[str, Any]]) -> str:
+TERMINAL_HEADERS = (
+    "dataset", "system", "history", "turns", "turn WLCS [95% CI]", "WED", "dlg WLCS", "needed", "free", "success",
+    "excl",
+)  # fmt: skip
+"""The conditions table's columns on a terminal (report.md names them in full)."""
+
+
+def dialogues_text(summary: Mapping[str, Any]) -> str:
+    """The conditions and gains tables for a terminal, within 120 columns."""
+    from voxeval.report._terminal import text_table
+
+    text = text_table(TERMINAL_HEADERS, condition_rows(summary), numeric=range(3, 11), shrink=(0, 1))
+    if summary["gains"]:
+        head = ("dataset", "system", "context gain (gold − none, needed turns)", "drift (gold − own)")
+        text += "\n\n" + text_table(head, gain_rows(summary), shrink=(0, 1))
+    return text + "\n\n" + textwrap.fill(NOTE, 120)
+
+
+Chats = Mapping[str, Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]]]
+"""``system · dataset`` → dialogue → history condition → turns (plain dicts)."""
+
+
+def _reply_html(history: str, t: Mapping[str, Any]) -> str:
+    score = "excluded: " + t["note"] if t["wlcs"] is None else f"WLCS {t['wlcs']:.3f}"
+    acts = " → ".join(t["acts"]) or "(no act)"
+    text = esc(t["reply"]) or "<i>(nothing)</i>"
+    return (
+        f'<div class="bot"><span class="cond">{esc(history)}</span> {text}'
+        f'<div class="acts">{esc(acts)} · {esc(score)}</div></div>'
+    )
+
+
+def _chat_html(by_history: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """One dialogue: each user turn, then the reply under every condition, and the reference."""
+    histories = list(by_history)
     parts = []
-    for k, t in enumerate(turns, start=1):
-        score = "excluded: " + t["note"] if t["wlcs"] is None else f"WLCS {t['wlcs']:.3f}"
-        acts = " → ".join(t["acts"]) or "(no act)"
-        gold = " → ".join(t["gold_acts"])
+    for k, first in enumerate(by_history[histories[0]], start=1):
+        replies = "".join(_reply_html(h, by_history[h][k - 1]) for h in histories if len(by_history[h]) >= k)
         parts.append(
-            f'<div class="turn"><div class="user"><b>User {k}</b> {esc(t["user"])}</div>'
-            f'<div class="bot"><b>Reply</b> {esc(t["reply"]) or "<i>(nothing)</i>"}'
-            f'<div class="acts">acts: {esc(acts)} · reference: {esc(gold)} · {esc(score)} · '
-            f"context {esc(t['context'])}</div>"
-            f'<div class="ref">reference reply: {esc(t["reference"])}</div></div></div>'
+            f'<div class="turn"><div class="user"><b>User {k}</b> {esc(first["user"])}'
+            f' <span class="ctx">context {esc(first["context"])}</span></div>{replies}'
+            f'<div class="ref">reference: {esc(first["reference"])} ({esc(" → ".join(first["gold_acts"]))})</div>'
+            "</div>"
         )
     return "".join(parts)
 
 
 CHAT_CSS = (
-    "<style>.turn{margin:.5rem 0}.user{background:#eef4ff;padding:.3rem .6rem;border-radius:.5rem;max-width:40rem}"
-    ".bot{background:#f4f4f4;padding:.3rem .6rem;border-radius:.5rem;max-width:48rem;margin:.3rem 0 0 3rem}"
-    ".acts{font-size:.8rem;color:#333}.ref{font-size:.8rem;color:#777}details{margin:.3rem 0}</style>"
+    "<style>.turn{margin:.6rem 0}.user{background:#eef4ff;padding:.3rem .6rem;border-radius:.5rem;max-width:44rem}"
+    ".bot{background:#f4f4f4;padding:.3rem .6rem;border-radius:.5rem;max-width:48rem;margin:.25rem 0 0 3rem}"
+    ".cond{display:inline-block;min-width:3rem;font-size:.75rem;font-weight:bold;color:#555}"
+    ".acts{font-size:.8rem;color:#333}.ref{font-size:.8rem;color:#777;margin:.2rem 0 0 3rem}.ctx{font-size:.75rem;"
+    "color:#777}details{margin:.3rem 0}summary{cursor:pointer}</style>"
 )
 """Styles of the chat view."""
 MAX_CHATS = 50
 """Dialogues shown as chats per system and condition (the first ones; every turn is in scores.jsonl)."""
 
 
-def dialogues_html(
-    summary: Mapping[str, Any], chats: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]], latency: str = ""
-) -> str:
-    """The whole report page."""
+def dialogues_html(summary: Mapping[str, Any], chats: Chats, latency: str = "") -> str:
+    """The whole report page: the conditions, what context is worth, latency, then each dialogue as a chat."""
     sections = [
         "<h2>Conditions</h2>" + table(HEADERS, condition_rows(summary), numeric=range(3, 11)),
         f'<p class="meta">{esc(NOTE)}</p>',
     ]
-    if latency:
-        sections.append(latency)
     if summary["gains"]:
         sections.append("<h2>What context is worth</h2>" + table(GAIN_HEADERS, gain_rows(summary)))
+    if latency:
+        sections.append(latency)
     views = []
     for view, dialogues in chats.items():
         items = list(dialogues.items())[:MAX_CHATS]
-        body = "".join(f"<details><summary>{esc(d)}</summary>{_chat_html(turns)}</details>" for d, turns in items)
-        views.append(f"<h3>{esc(view)}</h3>{body}")
+        body = "".join(
+            f"<details{' open' if i == 0 else ''}><summary>{esc(d)}</summary>{_chat_html(by)}</details>"
+            for i, (d, by) in enumerate(items)
+        )
+        more = len(dialogues) - len(items)
+        note = f'<p class="meta">{more} more dialogues in scores.jsonl</p>' if more > 0 else ""
+        views.append(f"<h3>{esc(view)}</h3>{body}{note}")
     sections.append(CHAT_CSS + "<h2>Dialogues</h2>" + "".join(views))
     return page("voxeval — dialogues", sections)
 
@@ -138,7 +175,7 @@ def dialogues_html(
 def write_dialogue_reports(
     run_dir: Path,
     summary: Mapping[str, Any],
-    chats: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],
+    chats: Chats,
     replies: Mapping[str, Mapping[str, Any]],
 ) -> dict[str, Path]:
     """``report.md`` and ``report.html`` of a dialogue run (latency per turn from the reply rows)."""

@@ -65,7 +65,12 @@ def parse_style_row(row: dict[str, Any], where: Location) -> StyleItem:
 
 
 def load_style_set(spec: str | Path) -> StyleSet:
-    """A built-in set name (``acoustic-ja``, also ``style/acoustic-ja``) or a JSONL file of style rows."""
+    """A built-in set name (``acoustic-ja``, also ``style/acoustic-ja``), a JSONL file of style rows, or VStyle's
+    own layout (``vstyle:FILE_OR_FOLDER``, a folder, or ``hf:DIR`` of VStyle rows; :mod:`voxeval.interop`)."""
+    if str(spec).startswith(("vstyle:", "hf:")) or Path(spec).is_dir():
+        from voxeval.interop._vstyle import vstyle_set
+
+        return vstyle_set(str(spec))
     path = Path(spec)
     name = path.stem
     if not (path.suffix == ".jsonl" or path.exists()):
