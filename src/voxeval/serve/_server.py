@@ -53,8 +53,12 @@ class RealtimeServer:
 
     async def start(self) -> None:
         """Listen (``port`` 0: a free one, then known as ``self.port``)."""
-        from websockets.asyncio.server import serve
+        try:
+            from websockets.asyncio.server import serve
+        except ImportError:
+            from voxeval.errors import MissingDependencyError
 
+            raise MissingDependencyError("voxeval serve", "realtime", "websockets") from None
         self._server = await serve(
             self._handle,
             self.host,
