@@ -68,6 +68,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "voxeval.cli._interop",
         "rank the systems of several comparable runs on a static HTML page (intervals, latency, cost, reproduce)",
     ),
+    "serve": (
+        "voxeval.cli._serve",
+        "serve a system (e.g. the offline cascade) over the OpenAI Realtime protocol, with server-side turn detection",
+    ),
 }
 """Command → (module that registers it, one-line help shown by ``voxeval --help``)."""
 
