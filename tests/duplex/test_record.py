@@ -95,7 +95,11 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize(("path", "value", "field", "words"), BAD, ids=[f"{b[0]}={b[1]!r}" for b in BAD])
+@pytest.mark.parametrize(
+    ("path", "value", "field", "words"),
+    BAD,
+    ids=[f"{b[0]}={'(dropped)' if b[1] is _DROP else repr(b[1])}" for b in BAD],
+)
 def test_a_bad_row_names_file_line_and_field(tmp_path: Path, path: str, value: Any, field: str, words: str) -> None:
     row = record_row(full_record())
     for kind in ("model_audio", "server", "user_speech"):  # the first event of each type, wherever it falls
