@@ -70,12 +70,13 @@ endif
 # Both cores, a test file per worker (its module fixtures built once); PYTEST_ARGS= runs the suite in one process.
 PYTEST_ARGS ?= -n 2 --dist loadfile
 
-.PHONY: help test demo demo-da demo-dialogues bench lint typecheck apt-test apt-demo clean lock
+.PHONY: help test demo demo-da demo-dialogues demo-duplex bench lint typecheck apt-test apt-demo clean lock
 
 help:
 	@echo "make demo   - offline main job: synthesise inputs, run the offline cascade (and the same cascade without ASR), annotate, score, HTML reports"
 	@echo "              (DEMO_LANG=en or zh: the same on the English or Mandarin data;"
-	@echo "               DEMO_TASK=dialogues: 20 multi-turn dialogues under gold / own / no history)"
+	@echo "               DEMO_TASK=dialogues: 20 multi-turn dialogues under gold / own / no history;"
+	@echo "               DEMO_TASK=duplex: turn-taking scenarios streamed into the offline cascade behind voxeval serve)"
 	@echo "make test   - install test dependencies into $(VENV) and run ruff, mypy and pytest"
 	@echo "make lock   - re-resolve every dependency at its newest version into requirements/constraints.txt (then make test)"
 	@echo "make bench  - run the benchmarks under benchmarks/ and write docs/performance.md (BENCH_ARGS=--quick: smaller)"
@@ -124,11 +125,13 @@ apt-demo:
 	@$(MAKE) --no-print-directory apt-test APT_TEST=espeak-ng
 
 # DEMO_TASK=da (default): the style and dialogue-act demo below; DEMO_TASK=dialogues: DEMO_DIALOGUES multi-turn
-# dialogues of $(DEMO_LANG)-dialogues/test under the three history conditions (docs/dialogues.md).
+# dialogues of $(DEMO_LANG)-dialogues/test under the three history conditions (docs/dialogues.md); DEMO_TASK=duplex:
+# the four turn-taking scenarios on DEMO_LIMIT test samples, streamed at real-time pace into the offline cascade
+# behind `voxeval serve` (docs/duplex.md, docs/serve.md).
 DEMO_TASK ?= da
 DEMO_DIALOGUES ?= 20
-ifeq ($(filter $(DEMO_TASK),da dialogues),)
-$(error DEMO_TASK must be da or dialogues, got '$(DEMO_TASK)')
+ifeq ($(filter $(DEMO_TASK),da dialogues duplex),)
+$(error DEMO_TASK must be da, dialogues or duplex, got '$(DEMO_TASK)')
 endif
 
 demo: demo-$(DEMO_TASK)
@@ -140,6 +143,13 @@ demo-dialogues: $(DEMO_STAMP) $(DEMO_APT)
 	  --system $(DEMO_CASCADE) $(DEMO_TTS_ARG) --annotator $(DEMO_ANNOTATOR) --out $(DEMO_OUT)/dialogues
 	$(BIN)/voxeval report $(DEMO_OUT)/dialogues
 	@echo; echo "HTML report: $(DEMO_OUT)/dialogues/report.html (the conditions, the context gain, each dialogue as a chat)"
+
+demo-duplex: $(DEMO_STAMP) $(DEMO_APT)
+	@echo "== duplex ($(DEMO_LANG)): end of turn, pause, interruption and backchannel on $(DEMO_LIMIT) test samples, streamed"
+	@echo "   at real-time pace into the offline cascade behind voxeval serve (server VAD, barge-in)"
+	bash tools/demo_duplex.sh $(BIN) $(DEMO_OUT)/duplex $(DEMO_LANG) $(DEMO_LIMIT) $(DEMO_ANNOTATOR) \
+	  $(if $(DEMO_VOICE),cascade:tts=$(DEMO_VOICE),cascade) $(DEMO_TTS_ARG)
+	@echo; echo "HTML report: $(DEMO_OUT)/duplex/report.html (the four figures with intervals, a timeline per session)"
 
 demo-da: $(DEMO_STAMP) $(DEMO_APT)
 	@echo "== 1/2 style ($(DEMO_LANG)): plain vs style-aware cascade on the acoustic-attribute set, acoustic judge"
