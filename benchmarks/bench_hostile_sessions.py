@@ -3,7 +3,7 @@
 Cases: endless 60 KB transcript deltas that never end the reply (OpenAI and Gemini; once 1.5 GB resident after 8 s),
 and 26 MB of PCM labelled ``audio/pcm;rate=100`` (once accepted as a 36.7-hour reply). Each must end in a classified
 ``ProviderError`` after one attempt, in well under a second of the server's sending, with memory bounded by the
-reply caps (``voxeval.llm._collect``). The traced peak includes the mock, which holds the 26 MB reply itself.
+reply caps (``voxeval.llm.sessions._collect``). The traced peak includes the mock, which holds the 26 MB reply itself.
 Run: ``PYTHONPATH=src python benchmarks/bench_hostile_sessions.py``.
 """
 

@@ -220,7 +220,7 @@ def cascade_unavailable() -> str | None:
     try:
         import llama_cpp  # noqa: F401
 
-        from voxeval.llm._llamacpp import LOCAL_MODELS, weights_path
+        from voxeval.llm.chat._llamacpp import LOCAL_MODELS, weights_path
         from voxeval.speech.asr._whisper import whisper_base_dir
 
         weights_path(LOCAL_MODELS["qwen2.5-1.5b"])

@@ -20,7 +20,7 @@ import sys
 import time
 
 from voxeval.llm import SessionInput, set_request_cache
-from voxeval.llm._session_spec import session_model_from_spec
+from voxeval.llm.sessions._session_spec import session_model_from_spec
 
 _SERVER = """
 import sys
