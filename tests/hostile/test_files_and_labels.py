@@ -458,21 +458,16 @@ def test_a_report_md_of_a_spoken_run_shows_hostile_reply_text_inert(run: tuple[P
     """The spoken-versus-text section once had its own table code that let reply text through raw."""
     from voxeval.report._speech import channel_section
 
+    hostile = echo_hostile(None)  # type: ignore[arg-type]
     replies = {
-        f"d/s/{i}": {
-            "dataset": "d",
-            "system": "s",
-            "id": str(i),
-            "status": "ok",
-            "text": echo_hostile(None),  # type: ignore[arg-type]
-            "audio": "a.wav",
-            "asr": {"text": "x", "status": "ok"},
-        }
+        f"d/s/{i}": {"dataset": "d", "system": "s", "id": str(i), "model_text": hostile, "asr_text": hostile[::-1]}
         for i in range(3)
     }
     _, md = channel_section(replies, "speech")
-    for raw in ("<script", "<img", "\n# Fake", "](javascript", "](http", "\x00", "\x1b", "\u202e"):
+    assert "Largest differences" in md
+    for raw in ("<script", "<img", "\n# Fake", "\x00", "\x1b", "\u202e", "javascript:", "http:"):
         assert raw not in md, raw
+    assert not re.search(r"(?<!\\)\]\(", md), "a link or an image closes"
     out = run[1]
     assert main(["report", str(out)]) == 0
     assert "\x00" not in (out / "report.md").read_text("utf-8")
