@@ -69,14 +69,19 @@ def _read_only(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     inside = str(folder.resolve())
     refuse = OSError(errno.EROFS, os.strerror(errno.EROFS))
 
+    def where(path, dir_fd):  # type: ignore[no-untyped-def]
+        """The absolute path (writers open relative to a folder descriptor: voxeval.io._safe)."""
+        base = os.readlink(f"/proc/self/fd/{dir_fd}") if dir_fd is not None else ""
+        return os.path.abspath(os.path.join(base, path))
+
     def open_(path, flags, mode=0o777, *, dir_fd=None):  # type: ignore[no-untyped-def]
         writing = flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
-        if writing and os.path.abspath(path).startswith(inside):
+        if writing and where(path, dir_fd).startswith(inside):
             raise OSError(refuse.errno, refuse.strerror, str(path))
         return real_open(path, flags, mode, dir_fd=dir_fd)
 
     def mkdir(path, mode=0o777, *, dir_fd=None):  # type: ignore[no-untyped-def]
-        if os.path.abspath(path).startswith(inside) and not os.path.exists(path):
+        if where(path, dir_fd).startswith(inside) and not os.path.exists(where(path, dir_fd)):
             raise OSError(refuse.errno, refuse.strerror, str(path))
         return real_mkdir(path, mode, dir_fd=dir_fd)
 

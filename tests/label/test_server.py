@@ -255,9 +255,12 @@ def test_the_order_seed_is_chosen_recorded_and_kept_on_resume(
 def test_a_file_recording_several_or_malformed_seeds_is_refused(root: Path, bad: list[object]) -> None:
     path = root / "human" / "da" / "ann.jsonl"
     path.parent.mkdir(parents=True)
-    rows = [{"n": n, "key": "s1", "status": "flagged", "seed": seed} for n, seed in enumerate(bad, start=1)]
+    common = {"key": "s1", "status": "flagged", "labeller": "ann", "task": "da"}
+    rows = [{"n": n, **common, "seed": seed} for n, seed in enumerate(bad, start=1)]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    with pytest.raises(InputError, match="field seed: rows record more than one or a malformed seed"):
+    # Two seeds: refused when the order is derived; a malformed one: refused by the row schema (label._rows).
+    message = "rows record more than one" if len(bad) > 1 else ":1, field seed: must be an integer in"
+    with pytest.raises(InputError, match=message):
         Study(root, load_file_items(root / "items.jsonl"), "da", "ann")
 
 

@@ -48,12 +48,12 @@ MAX_EMBEDDED_CHARS = 1_000
 PIPELINE_CHUNK = 96
 """Replies per encoder call within a batch: while the encoder embeds one chunk, the previous one is classified."""
 
-_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # fullmatch: no trailing newline
 
 
 def artefact_paths(version: str, root: Path = ARTEFACT_DIR) -> tuple[Path, Path]:
     """The ``.npz`` and ``.json`` files of an artefact version."""
-    if not _VERSION.match(version):
+    if not _VERSION.fullmatch(version):
         raise ConfigError(f"bad offline artefact version {version!r} (letters, digits, '.', '_', '-')")
     return root / f"{version}.npz", root / f"{version}.json"
 

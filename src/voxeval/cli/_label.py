@@ -149,7 +149,7 @@ def _agreement(args: argparse.Namespace) -> int:
     from voxeval.data import atomic_write_json
 
     out = args.json or args.run_dir / "human" / "agreement.json"
-    atomic_write_json(out, report)
+    atomic_write_json(out, report, root=None if args.json else args.run_dir)  # human/ may not be a link
     print(render_agreement(report))
     print(f"figures written to {out}")
     if args.export:

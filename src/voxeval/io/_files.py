@@ -48,27 +48,43 @@ def check_size(path: str | Path, where: Location, limit: int, what: str) -> int:
 def _refuse(info: os.stat_result, where: Location, limit: int, what: str) -> None:
     kind = not_regular(info.st_mode)
     if kind is not None:
-        raise InputError(where, f"is {kind}, expected a regular file ({what})")
+        raise InputError(where, f"is {kind}, expected a regular file" + (f" ({what})" if what != "file" else ""))
     if info.st_size > limit:
         raise InputError(
             where, f"{what} is {_mib(info.st_size)}, above the limit of {_mib(limit)}; nothing of it was read"
         )
 
 
-def read_bounded(path: str | Path, where: Location, limit: int, what: str) -> bytes:
-    """The bytes of ``path``: a regular file of at most ``limit`` bytes, else :class:`InputError` at ``where``.
+def open_regular(path: str | Path, where: Location, what: str, limit: int | None = None) -> int:
+    """A read-only descriptor of ``path``, refused (:class:`InputError` at ``where``) unless a regular file.
 
-    Opened with ``O_NONBLOCK`` so that a FIFO is refused instead of waited on; type and size are checked on the
-    open descriptor, and at most ``limit + 1`` bytes are read (a file growing meanwhile is refused too).
+    Opened with ``O_NONBLOCK``, so that a FIFO planted where a log or a human file should be is refused instead of
+    waited on forever; the type (and the size, against ``limit``) is checked on the open descriptor. The caller
+    closes it. The one opening of every file of a run or of a labeller that voxeval reads.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise InputError(where, f"{what} not found") from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
         raise InputError(where, f"cannot read {what}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
-        _refuse(os.fstat(fd), where, limit, what)
+        _refuse(os.fstat(fd), where, limit if limit is not None else 1 << 62, what)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bounded(path: str | Path, where: Location, limit: int, what: str) -> bytes:
+    """The bytes of ``path``: a regular file of at most ``limit`` bytes, else :class:`InputError` at ``where``.
+
+    Opened by :func:`open_regular` (a FIFO is refused instead of waited on); at most ``limit + 1`` bytes are read
+    (a file growing meanwhile is refused too).
+    """
+    fd = open_regular(path, where, what, limit)
+    try:
         chunks, total = [], 0
         while total <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))

@@ -7,15 +7,20 @@ import json
 import math
 import os
 import re
-import tempfile
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from voxeval.errors import InputError, Location, OutputError
+from voxeval.io._files import open_regular, read_bounded
+from voxeval.io._safe import open_append, refuse_link, write_replace
 
 MAX_LINE_BYTES = 1 << 20
 """Longest JSONL line accepted (1 MiB). Rows reference audio by path, so a longer line is a broken file."""
+
+MAX_JSON_BYTES = 64 << 20
+"""Largest JSON object file read (``config.json``, ``summary.json``): 64 MiB."""
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -87,13 +92,9 @@ def _decode_line(raw: bytes, where: Location, keep_surrogates_in: frozenset[str]
 
 
 def open_jsonl(path: str | Path) -> BinaryIO:
-    """``path`` opened for binary reading; a missing file or a directory is the user's error naming the path."""
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(Location(str(path)), "file not found") from None
-    except IsADirectoryError:
-        raise InputError(Location(str(path)), "is a directory, expected a JSONL file") from None
+    """``path`` opened for binary reading; a missing file, a directory, a FIFO or a device is the user's error
+    naming the path (:func:`~voxeval.io._files.open_regular`: never waited on)."""
+    return os.fdopen(open_regular(path, Location(str(path)), "file"), "rb")
 
 
 def iter_lines(path: str | Path, *, complete_only: bool = False) -> Iterator[tuple[int, int, bytes]]:
@@ -201,11 +202,11 @@ def read_json_object(path: str | Path) -> dict[str, Any] | None:
     file: a tampered or truncated file is never a traceback.
     """
     where = Location(str(path))
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    try:
+        text = read_bounded(path, where, MAX_JSON_BYTES, "the JSON file").decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise InputError(where, f"cannot read it: {exc}") from None
     try:
         value = json.loads(text, parse_constant=_reject_constant)
@@ -225,9 +226,9 @@ dumps_str = json.encoder.encode_basestring
 """A str as :func:`dumps` writes it (``ensure_ascii=False``): the JSON string literal, quotes included."""
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
+def atomic_write_text(path: str | Path, text: str, *, root: str | Path | None = None) -> None:
     """Write ``text`` to ``path`` via a temporary file and rename, so readers never see a partial file."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"), root=root)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -238,48 +239,38 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _unchanged(target: Path, data: bytes) -> bool:
-    """The file already holds exactly ``data`` (a rerun then rewrites nothing, even on a read-only mount)."""
+    """The file already holds exactly ``data`` (a rerun then rewrites nothing, even on a read-only mount); only a
+    regular file, not a link, is looked at."""
     try:
-        return target.stat().st_size == len(data) and target.read_bytes() == data
-    except OSError:
+        info = os.lstat(target)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+            return False
+        return read_bounded(target, Location(str(target)), len(data), "the file") == data
+    except (OSError, InputError):
         return False
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+def atomic_write_bytes(path: str | Path, data: bytes, *, root: str | Path | None = None) -> None:
     """Write bytes via a temporary file and rename; a file that already holds ``data`` is left untouched.
 
-    An ``OSError`` (disk full, read-only, permissions) raises :class:`OutputError` naming the file; the old file,
-    if any, is kept whole and the temporary one removed.
+    The file is reached from ``root`` (default: its own folder) without following a link
+    (:mod:`voxeval.io._safe`). An ``OSError`` (disk full, read-only, permissions) raises :class:`OutputError`
+    naming the file; the old file, if any, is kept whole and the temporary one removed.
     """
     target = Path(path)
     if _unchanged(target, data):
         return
-    tmp: str | None = None
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise OutputError(target, exc) from exc
-        raise
+    write_replace(target, data, root)
 
 
-def atomic_write_json(path: str | Path, obj: Any) -> None:
+def atomic_write_json(path: str | Path, obj: Any, *, root: str | Path | None = None) -> None:
     """Pretty-printed JSON, written atomically."""
-    atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+    atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False) + "\n", root=root)
 
 
-def atomic_write_jsonl(path: str | Path, rows: Iterable[Any]) -> None:
+def atomic_write_jsonl(path: str | Path, rows: Iterable[Any], *, root: str | Path | None = None) -> None:
     """A whole JSONL file, written atomically."""
-    atomic_write_text(path, "".join(dumps(r) + "\n" for r in rows))
+    atomic_write_text(path, "".join(dumps(r) + "\n" for r in rows), root=root)
 
 
 def finite_or_none(value: float | None) -> float | None:
@@ -328,8 +319,12 @@ class AppendLog:
     was writing and never duplicates one. The file is opened for writing only when a row is appended.
     """
 
-    def __init__(self, path: str | Path, key: str = "id", check: RowCheck | None = None) -> None:
+    def __init__(
+        self, path: str | Path, key: str = "id", check: RowCheck | None = None, *, root: str | Path | None = None
+    ) -> None:
         self.path = Path(path)
+        self.root = root
+        """Folder the log is written inside (default: its own); no link below it is followed."""
         self.key = key
         self.check = check
         """Checks each row read back (:func:`read_log`)."""
@@ -338,18 +333,20 @@ class AppendLog:
         self._repair_and_load()
 
     def _repair_and_load(self) -> None:
-        try:
-            with open(self.path, "rb") as log:
-                size = log.seek(0, os.SEEK_END)
-                log.seek(max(0, size - 1))
-                torn = size > 0 and log.read(1) != b"\n"
-        except FileNotFoundError:
+        refuse_link(self.path)  # a planted link is refused before anything is read, cut or appended through it
+        if not os.path.lexists(self.path):
             return
+        with open_jsonl(self.path) as log:
+            size = log.seek(0, os.SEEK_END)
+            log.seek(max(0, size - 1))
+            torn = size > 0 and log.read(1) != b"\n"
+            if torn:
+                # The last line was torn by a crash mid-write: drop it, keep everything complete before it.
+                log.seek(0)
+                cut = log.read().rfind(b"\n") + 1
         if torn:
-            # The last line was torn by a crash mid-write: drop it, keep everything complete before it.
-            data = self.path.read_bytes()
             try:
-                os.truncate(self.path, data.rfind(b"\n") + 1)
+                os.truncate(self.path, cut)
             except OSError as exc:
                 raise OutputError(self.path, exc) from exc
         self.rows = read_log(self.path, self.key, self.check)
@@ -376,8 +373,7 @@ class AppendLog:
         """Append one whole line; on an error (disk full, read-only) the log is cut back to its last whole line."""
         try:
             if self._fd is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._fd = open_append(self.path, self.root)
             fd = self._fd
             before = os.fstat(fd).st_size
         except OSError as exc:

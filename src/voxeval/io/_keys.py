@@ -9,6 +9,7 @@ of its own fields (an older folder whose names held ``/``, or an edited log) is 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,34 @@ def reply_key(dataset: str, system: str, sample_id: str) -> str:
     return f"{key_part(dataset)}/{key_part(system)}/{key_part(sample_id)}"
 
 
+MAX_SECONDS = 86_400.0
+"""Largest latency or duration (seconds) a reply row may record: a day. More (or a negative one) is a tampered or
+broken log, refused where the row is read so that no report computes with it or prints it."""
+MAX_RTF = 1e6
+"""Largest real-time factor a reply row may record."""
+_LIMITS = {"first_audio_s": MAX_SECONDS, "first_text_s": MAX_SECONDS, "total_s": MAX_SECONDS}
+_LIMITS |= {"audio_s": MAX_SECONDS, "rtf": MAX_RTF}
+
+
+def check_latency(latency: object) -> tuple[str, str] | None:
+    """``(field, problem)`` for a reply row's ``latency`` record holding a value voxeval never writes, else ``None``.
+
+    >>> check_latency({"total_s": -1e308, "timed_by": "call"})
+    ('latency.total_s', 'must be null or a number of seconds in [0, 86400], got -1e+308')
+    """
+    if not isinstance(latency, dict):
+        return "latency", f"must be an object, got {type(latency).__name__}"
+    for name, limit in _LIMITS.items():
+        value = latency.get(name)
+        if value is None:
+            continue
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not (number and math.isfinite(value) and 0 <= value <= limit):
+            unit = "a number of seconds" if name != "rtf" else "a number"
+            return f"latency.{name}", f"must be null or {unit} in [0, {limit:g}], got {value!r:.40}"
+    return None
+
+
 FIX = "use a new --out folder (it was written by a voxeval whose keys could collide, or edited by hand)"
 """What to do about a row whose key is not its fields' key."""
 
@@ -69,7 +98,7 @@ def check_run_row(row: dict[str, Any]) -> tuple[str, str] | None:
         expected = sample_key(row["dataset"], row["id"])
     if row["key"] != expected:
         return "key", f"{row['key']!r} is not the key of its dataset, system and id ({expected!r}); {FIX}"
-    return None
+    return check_latency(row["latency"]) if "latency" in row else None
 
 
 def read_run_log(path: Path) -> dict[str, dict[str, Any]]:

@@ -16,8 +16,9 @@ from voxeval.io._keys import read_run_log, sample_key
 Task = Literal["da", "style"]
 """``da``: label a reply's dialogue acts; ``style``: rate a spoken reply's style adherence 1–5."""
 
-LABELLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-"""A labeller's name is a file name: letters, digits, ``_ . -``; no path separators."""
+LABELLER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""A labeller's name is a file name: letters, digits, ``_ . -``; no path separators (matched whole:
+``fullmatch``, so a trailing newline is refused too)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class LabelItem:
 
 def check_labeller(name: str) -> str:
     """The labeller's name, refused when it could not be a plain file name."""
-    if not LABELLER.match(name):
+    if not LABELLER.fullmatch(name):
         raise InputError(Location("--labeller"), f"{name!r}: use 1-64 letters, digits, '_', '.' or '-'")
     return name
 

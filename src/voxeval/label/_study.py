@@ -9,7 +9,8 @@ from typing import Any
 
 from voxeval.data import AppendLog
 from voxeval.errors import InputError, Location
-from voxeval.label._items import LabelItem, Task, order_seed, ordered
+from voxeval.label._items import LABELLER, LabelItem, Task, order_seed, ordered
+from voxeval.label._rows import human_row_check
 from voxeval.label._submit import Submission
 
 STATUS = {"label": "labelled", "skip": "skipped", "flag": "flagged"}
@@ -66,7 +67,12 @@ class Study:
     ):
         self.root, self.task, self.labeller = root, task, labeller
         self.path = root / "human" / task / f"{labeller}.jsonl"
-        self.log = AppendLog(self.path, key="n")
+        for name in labeller_files(self.path.parent):
+            if name != labeller and name.casefold() == labeller.casefold():
+                raise InputError(
+                    Location("--labeller"), f"{labeller!r}: {name!r} already labels here (names differ only in case)"
+                )
+        self.log = AppendLog(self.path, key="n", check=human_row_check(task, labeller), root=root)
         self.seed = resume_seed(self.path, self._rows(), seed, order_seed(labeller, task))
         self.items = ordered(items, self.seed, first)  # a drawn sample's items (``first``) are served first
         self.by_key = {i.key: i for i in self.items}
@@ -124,12 +130,37 @@ class Study:
             return {"saved": item.key}
 
 
+def labeller_files(folder: Path) -> dict[str, Path]:
+    """The labellers' files of one task folder (``human/<task>/``) by labeller name.
+
+    Each file's name must be a labeller name (:data:`~voxeval.label._items.LABELLER`), and two names may not differ
+    only in case: ``aiko`` and ``Aiko`` are one person on a case-insensitive disk, and two perfectly agreeing
+    raters in every figure otherwise. Both are refused with the file named.
+    """
+    files: dict[str, Path] = {}
+    folded: dict[str, str] = {}
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        if not LABELLER.fullmatch(path.stem):
+            raise InputError(Location(str(path)), "not a labeller's file (its name is not a labeller name); move it")
+        other = folded.setdefault(path.stem.casefold(), path.stem)
+        if other != path.stem:
+            raise InputError(
+                Location(str(path)),
+                f"{path.stem!r} and {other!r} differ only in case: one labeller under two names? merge or rename one",
+            )
+        files[path.stem] = path
+    return files
+
+
 def read_judgements(root: Path, task: Task) -> dict[str, dict[str, dict[str, Any]]]:
-    """Every labeller's current judgements of ``task`` in ``root/human/``: labeller → item key → row."""
+    """Every labeller's current judgements of ``task`` in ``root/human/``: labeller → item key → row.
+
+    Every row is checked (:func:`~voxeval.label._rows.check_human_row`): a malformed one raises
+    :class:`InputError` naming file, line and field.
+    """
     from voxeval.data import read_log
 
-    folder = root / "human" / task
     out = {}
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        out[path.stem] = active_rows(list(read_log(path, "n").values()))
+    for name, path in labeller_files(root / "human" / task).items():
+        out[name] = active_rows(list(read_log(path, "n", check=human_row_check(task, name)).values()))
     return out

@@ -13,7 +13,7 @@ from voxeval.llm._types import token_count
 from voxeval.report import _plots as plots
 from voxeval.report._analysis import error_analysis, per_domain
 from voxeval.report._echoes import echo_section
-from voxeval.report._escape import csv_cell, md_cell
+from voxeval.report._escape import csv_cell, fixed, markdown_table, md_cell
 from voxeval.report._html import esc, figure, page, table
 from voxeval.report._human import da_human_section
 from voxeval.report._latency import LATENCY_HEAD, latency_rows, system_latency
@@ -27,11 +27,11 @@ from voxeval.report._validity import system_level_section
 
 
 def _ci(iv: Interval | None) -> str:
-    return "—" if iv is None else f"{iv.mean:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
+    return "—" if iv is None else f"{fixed(iv.mean)} [{fixed(iv.low)}, {fixed(iv.high)}]"
 
 
 def _f(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
+    return fixed(x)
 
 
 def _has_content(sets: list[Any]) -> bool:
@@ -302,12 +302,6 @@ def usage_section(replies: dict[str, dict[str, Any]], prices: dict[str, Any] | N
     return html, md
 
 
-def markdown_table(head: list[str], rows: list[list[object]]) -> str:
-    """A Markdown table."""
-    lines = ["| " + " | ".join(md_cell(h) for h in head) + " |", "|" + "---|" * len(head)]
-    return "\n".join([*lines, *("| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows)])
-
-
 def _failures_section(sets: list[Any]) -> str:
     rows = [[s.dataset, s.system, k, v] for s in sets for k, v in s.summary.excluded.items()]
     if not rows:
@@ -388,7 +382,9 @@ def build_da_reports(data: RunData, prices: dict[str, Any] | None = None) -> dic
 def languages_line(data: RunData) -> str:
     """The language of each dataset, named in every report: scores are comparable only within one language."""
     names = list(dict.fromkeys(s.dataset for s in data.sets))
-    return "Language of each dataset: " + ", ".join(f"{n} ({data.languages.get(n, 'unknown')})" for n in names)
+    return "Language of each dataset: " + ", ".join(
+        f"{md_cell(n)} ({md_cell(data.languages.get(n, 'unknown'))})" for n in names
+    )
 
 
 def _trust_section(data: RunData) -> tuple[str, str]:

@@ -121,7 +121,8 @@ def _content_lines(comparisons: list[dict[str, Any]]) -> list[str]:
         )
         p = "—" if x["wed_c_p_value"] is None else f"{x['wed_c_p_value']:.4f}"
         lines.append(
-            f"| {c['dataset']} | {c['a']} | {c['b']} | {x['wlcs_c_a']:.3f} | {x['wlcs_c_b']:.3f} | "
+            f"| {md_cell(c['dataset'])} | {md_cell(c['a'])} | {md_cell(c['b'])} | "
+            f"{x['wlcs_c_a']:.3f} | {x['wlcs_c_b']:.3f} | "
             f"{x['wed_c_a']:.3f} | {x['wed_c_b']:.3f} | {diff} | {p} |"
         )
     return lines
@@ -184,7 +185,8 @@ def _latency_lines(comparisons: list[dict[str, Any]]) -> list[str]:
             if x["b_minus_a"] is not None:
                 diff = f"{x['b_minus_a']:+.3f} [{x['ci'][0]:+.3f}, {x['ci'][1]:+.3f}] (p {x['p_value']:.4f})"
             rows.append(
-                f"| {c['dataset']} | {c['a']} | {c['b']} | {label} | {_seconds(x['median_a'])} | "
+                f"| {md_cell(c['dataset'])} | {md_cell(c['a'])} | {md_cell(c['b'])} | {label} | "
+                f"{_seconds(x['median_a'])} | "
                 f"{_seconds(x['median_b'])} | {x['paired_n']} | {diff} |"
             )
     if not rows:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from voxeval.report._escape import markdown_table
 from voxeval.report._html import esc, table
 
 ECHO_HEAD = ["dataset", "system", "annotated replies", "echoes (no acts)", "share"]
@@ -38,7 +39,5 @@ def echo_section(run_dir: Path, sets: list[Any]) -> tuple[str, str]:
     if not rows:
         return "", ""
     head = "Echoes of the input"
-    lines = ["| " + " | ".join(ECHO_HEAD) + " |", "|" + "---|" * len(ECHO_HEAD)]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     html = f"<h3>{head}</h3>" + table(ECHO_HEAD, rows, numeric=(2, 3, 4)) + f'<p class="meta">{esc(NOTE)}</p>'
-    return html, f"\n## {head}\n\n" + "\n".join(lines) + "\n\n" + NOTE + "\n"
+    return html, f"\n## {head}\n\n" + markdown_table(ECHO_HEAD, rows) + "\n\n" + NOTE + "\n"

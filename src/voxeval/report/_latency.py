@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from voxeval.report._escape import fixed
 from voxeval.report._stats import QuantileInterval, bootstrap_quantile_ci, paired_test
 
 SUMMARISED = ("first_audio_s", "first_text_s", "total_s", "rtf")
@@ -78,7 +79,7 @@ def system_latency(replies: Mapping[str, Mapping[str, Any]]) -> list[SystemLaten
 
 def _q(iv: QuantileInterval) -> str:
     digits = 3 if iv.value < 10 else 1
-    return f"{iv.value:.{digits}f} [{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
+    return f"{fixed(iv.value, digits)} [{fixed(iv.low, digits)}, {fixed(iv.high, digits)}]"
 
 
 LATENCY_HEAD = [

@@ -13,6 +13,7 @@ from voxeval.report._channels import (
     channel_summaries,
     example_rows,
 )
+from voxeval.report._escape import markdown_table
 from voxeval.report._html import esc, table
 from voxeval.report._latency import LATENCY_NOTE, latency_table, system_latency
 
@@ -20,9 +21,7 @@ LATENCY_TITLE = "Table 1 (latency): time to reply per system"
 """Heading of the latency table in every report."""
 
 
-def _md_table(head: list[str], rows: list[list[object]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join([*lines, *("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows)])
+_md_table = markdown_table  # reply texts and transcripts are shown here: every cell goes through md_cell
 
 
 def latency_text(replies: Mapping[str, Mapping[str, Any]]) -> str:

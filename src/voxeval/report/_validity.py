@@ -20,6 +20,7 @@ from voxeval.acts import Acts
 from voxeval.data import GoldSample
 from voxeval.errors import InputError, Location
 from voxeval.metrics import weighted_edit_distance, weighted_lcs
+from voxeval.report._escape import markdown_table
 from voxeval.report._stats import bootstrap_ci
 
 GROUPS = ("style", "flaw")
@@ -147,6 +148,4 @@ def system_level_section(config: Mapping[str, Any]) -> tuple[str, str]:
         "replies). A difference between systems smaller than these Δ may come from the annotator."
     )
     html = table(VALIDITY_HEAD, rows, numeric=(1, 2, 3)) + f'<p class="meta">{esc(note)}</p>'
-    lines = ["| " + " | ".join(VALIDITY_HEAD) + " |", "|" + "---|" * len(VALIDITY_HEAD)]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return html, "\n" + "\n".join(lines) + "\n\n" + note + "\n"
+    return html, "\n" + markdown_table(VALIDITY_HEAD, rows) + "\n\n" + note + "\n"

@@ -84,15 +84,15 @@ def _dataset_audio(item: InputItem, run_dir: Path) -> dict[str, Any]:
     encoding = [] if (info.format, info.subtype) == ("WAV", "PCM_16") else [f"{info.format} {info.subtype}→WAV PCM_16"]
     conversion = [*loaded.conversion, *encoding]
     target = run_dir / "audio" / "inputs" / f"{hashlib.sha256(data).hexdigest()[:24]}.wav"
-    _write_once(target, data)
+    _write_once(target, data, run_dir)
     return {"audio": str(target.relative_to(run_dir)), "source": "dataset", "conversion": conversion}
 
 
-def _write_once(target: Path, data: bytes) -> None:
+def _write_once(target: Path, data: bytes, run_dir: Path) -> None:
     from voxeval.io import atomic_write_bytes
 
     if not target.exists():
-        atomic_write_bytes(target, data)
+        atomic_write_bytes(target, data, root=run_dir)  # inside the run folder, no planted link followed
 
 
 def _synthesised(item: InputItem, engine: Any, run_dir: Path) -> dict[str, Any]:
@@ -105,7 +105,7 @@ def _synthesised(item: InputItem, engine: Any, run_dir: Path) -> dict[str, Any]:
     if not target.exists():
         if not item.text.strip():
             raise InputError(Location(item.source, field=f"{item.id}: text"), "empty text cannot be synthesised")
-        _write_once(target, to_input_format(engine.synthesize(item.text, VoiceStyle())))
+        _write_once(target, to_input_format(engine.synthesize(item.text, VoiceStyle())), run_dir)
     return {
         "audio": str(target.relative_to(run_dir)),
         "source": f"synth:{settings.get('engine', '?')}",

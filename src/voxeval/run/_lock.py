@@ -31,8 +31,14 @@ class RunLock:
     voxeval.errors.ConfigError: ...
     """
 
-    def __init__(self, run_dir: Path, name: str = LOCK_NAME) -> None:
+    def __init__(
+        self, run_dir: Path, name: str = LOCK_NAME, *, instead: str = "use another --out", root: Path | None = None
+    ) -> None:
         self.path = run_dir / name
+        self.instead = instead
+        """What else to do while it is held (the end of the error message)."""
+        self.root = root
+        """Folder the lock file is created inside without following a link (default: ``run_dir``)."""
         self._fd: int | None = None
         self._writable = True
 
@@ -49,7 +55,7 @@ class RunLock:
                 holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
                 os.close(fd)
                 raise ConfigError(
-                    f"{self.path.parent} is in use by {holder}; wait for it to finish, or use another --out"
+                    f"{self.path.parent} is in use by {holder}; wait for it to finish, or {self.instead}"
                 ) from None
             if self._names(fd):
                 break
@@ -69,17 +75,20 @@ class RunLock:
         none (the holder that wrote the folder removed it): nothing can write there, and a finished run's rerun
         writes nothing (an unfinished one stops at its first write, naming the file). Anything else raises
         :class:`OutputError`."""
+        from voxeval.io._safe import folder_of, open_file
+
         self._writable = True
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
+            with folder_of(self.path, self.root) as folder:  # never through a planted link (voxeval.io._safe)
+                flags = os.O_RDWR | os.O_CREAT
+                return open_file(self.path.name, folder, flags, self.path, self.root or self.path.parent)
+        except OutputError as exc:
             if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and self.path.is_file():
                 self._writable = False
-                return os.open(self.path, os.O_RDONLY)
+                return os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
             if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and self.path.parent.is_dir():
                 return None
-            raise OutputError(self.path, exc) from exc
+            raise
 
     def _names(self, fd: int) -> bool:
         """Whether the lock path still names the open file ``fd``."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from voxeval.errors import ConfigError
 
-_NAMED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]*)=(.+)$", re.DOTALL)
+_NAMED = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)=(.+)", re.DOTALL)
 """``NAME=SPEC``: a name without ``:`` or ``/``, then the spec."""
 
 
@@ -29,7 +29,7 @@ def split_named(given: str) -> tuple[str | None, str]:
     >>> split_named("mine=replay:a/r.jsonl"), split_named("cascade:asr=oracle"), split_named("openai:gpt?x=1")
     (('mine', 'replay:a/r.jsonl'), (None, 'cascade:asr=oracle'), (None, 'openai:gpt?x=1'))
     """
-    match = _NAMED.match(given)
+    match = _NAMED.fullmatch(given)
     if match is None or Path(given).exists():
         return None, given
     return match.group(1), match.group(2)

@@ -145,7 +145,7 @@ class ReplyWorker:
         latency = measure_latency(timing, call_s, has_text=bool(found.text), has_audio=keep_audio, audio_s=audio_s)
         if keep_audio and reply.audio:
             path = self.run_dir / "audio" / "replies" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.wav"
-            atomic_write_bytes(path, reply.audio)
+            atomic_write_bytes(path, reply.audio, root=self.run_dir)  # no planted link followed
             fields["audio"] = str(path.relative_to(self.run_dir))
         fields["latency"] = latency.to_json()
         return fields
