@@ -19,11 +19,11 @@ def key_act_present(gold: Acts, predicted: Acts) -> bool:
     """Whether the reply holds the reference turn's most important act (an empty reference: always).
 
     >>> from voxeval.acts import parse_acts
-    >>> gold = parse_acts([{"act": "Commissive", "importance": 0.8}, {"act": "Inform", "importance": 0.2}])
-    >>> key_act_present(gold, parse_acts([{"act": "Commissive", "importance": 1.0}]))
-    True
-    >>> key_act_present(gold, parse_acts([{"act": "Inform", "importance": 1.0}]))
-    False
+    >>> from voxeval.errors import Location
+    >>> acts = lambda *steps: parse_acts([{"act": a, "importance": w} for a, w in steps], Location("example"))
+    >>> gold = acts(("Commissive", 0.8), ("Inform", 0.2))
+    >>> key_act_present(gold, acts(("Commissive", 1.0))), key_act_present(gold, acts(("Inform", 1.0)))
+    (True, False)
     """
     if not gold:
         return True
