@@ -20,7 +20,8 @@ def key_act_present(gold: Acts, predicted: Acts) -> bool:
 
     >>> from voxeval.acts import parse_acts
     >>> from voxeval.errors import Location
-    >>> acts = lambda *steps: parse_acts([{"act": a, "importance": w} for a, w in steps], Location("example"))
+    >>> def acts(*steps):
+    ...     return parse_acts([{"act": a, "importance": w} for a, w in steps], Location("x"), allow_empty=False)
     >>> gold = acts(("Commissive", 0.8), ("Inform", 0.2))
     >>> key_act_present(gold, acts(("Commissive", 1.0))), key_act_present(gold, acts(("Inform", 1.0)))
     (True, False)
