@@ -18,7 +18,7 @@ PIP_LOCKED := PIP_CONSTRAINT=$(LOCK) $(BIN)/pip
 # chromium + chromium-driver (+ a Japanese font for its screenshots): the labelling app's browser test.
 APT_TEST := espeak-ng chromium chromium-driver fonts-ipafont-gothic gcc
 EXTRAS_TEST := audio,asr,annotator,acoustics,report,test
-EXTRAS_DEMO := audio,asr,annotator,acoustics,report,llm-local
+EXTRAS_DEMO := audio,asr,annotator,acoustics,report,llm-local,realtime
 # DEMO_LANG=ja (default) | en | zh: the language of the demo's data. The demo evaluates the first DEMO_LIMIT samples
 # of $(DEMO_LANG)-assistant's test split (FULL=1: the whole test split) and DEMO_STYLE_LIMIT items of the
 # acoustic-attribute style set in that language.
@@ -85,12 +85,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_LOCKED) install -q --upgrade pip setuptools wheel
 
-$(VENV)/.stamp-test: pyproject.toml setup.py src/voxeval/_native.c $(LOCK) | $(BIN)/python
+$(VENV)/.stamp-test: pyproject.toml setup.py src/voxeval/_native.c $(LOCK) Makefile | $(BIN)/python
 	$(PIP_LOCKED) install -q pip setuptools wheel
 	$(PIP_LOCKED) install -q -e '.[$(EXTRAS_TEST)]'
 	touch $@
 
-$(DEMO_STAMP): pyproject.toml setup.py src/voxeval/_native.c $(LOCK) | $(BIN)/python
+$(DEMO_STAMP): pyproject.toml setup.py src/voxeval/_native.c $(LOCK) Makefile | $(BIN)/python
 	@echo "installing the offline stack (the llama.cpp build takes ~7 min on 2 cores the first time)"
 	$(PIP_LOCKED) install -q pip setuptools wheel
 	$(PIP_LOCKED) install -e '.[$(EXTRAS_DEMO)]'
