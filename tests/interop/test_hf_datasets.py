@@ -179,3 +179,24 @@ def test_export_refuses_a_folder_that_is_not_empty(cache, tmp_path: Path, capsys
     assert main(args) == 2
     assert "not an empty folder" in capsys.readouterr().err
     assert (tmp_path / "taken" / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_second_resolve_does_not_rehash_the_folder(exported: Path, tmp_path: Path, monkeypatch) -> None:
+    import shutil
+
+    import voxeval.paths
+    from voxeval.interop import hf_gold_file
+
+    folder = tmp_path / "ja-assistant"
+    shutil.copytree(exported, folder)
+    hashed: list[Path] = []
+    real = voxeval.paths.sha256_file
+    monkeypatch.setattr(voxeval.paths, "sha256_file", lambda p: hashed.append(Path(p)) or real(p))
+    first = hf_gold_file(f"hf:{folder}")
+    assert len(hashed) == 3  # README.md and the two parquet files, once
+    assert hf_gold_file(f"hf:{folder}") == first and resolve_dataset(f"hf:{folder}").name == "ja-assistant"
+    assert len(hashed) == 3  # resolved twice more: nothing read again
+    card = folder / "README.md"
+    card.write_text(card.read_text(encoding="utf-8") + "\nedited\n", encoding="utf-8")
+    assert hf_gold_file(f"hf:{folder}") != first  # a changed file is hashed again: a new materialised copy
+    assert len(hashed) == 6

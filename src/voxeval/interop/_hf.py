@@ -119,13 +119,30 @@ def read_hf_folder(folder: Path) -> dict[str, list[dict[str, Any]]]:
         return {split: _table_rows(table) for split, table in loaded.items()}
 
 
+_DIGESTS: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+"""Digests already computed in this process, keyed by folder and every file's (name, mtime, size): a run resolves
+its ``hf:`` folder several times (config, fingerprint, loading), and rehashing a large folder each time is waste."""
+
+
 def folder_digest(folder: Path) -> str:
-    """A sha256 over the names and bytes of every file in ``folder`` (what a materialised copy is keyed by)."""
+    """A sha256 over the names and bytes of every file in ``folder`` (what a materialised copy is keyed by).
+
+    Memoised per process on the files' names, modification times and sizes: a file rewritten in place changes its
+    mtime, so a changed folder is hashed again.
+    """
     import hashlib
 
     from voxeval.paths import sha256_file
 
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts):
-        digest.update(f"{path.relative_to(folder).as_posix()}\0{sha256_file(path)}\n".encode())
-    return digest.hexdigest()
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts)
+    stamps = []
+    for path in files:
+        stat = path.stat()
+        stamps.append((path.relative_to(folder).as_posix(), stat.st_mtime_ns, stat.st_size))
+    key = (str(folder.resolve()), tuple(stamps))
+    if key not in _DIGESTS:
+        digest = hashlib.sha256()
+        for path, (name, _, _) in zip(files, stamps, strict=True):
+            digest.update(f"{name}\0{sha256_file(path)}\n".encode())
+        _DIGESTS[key] = digest.hexdigest()
+    return _DIGESTS[key]
