@@ -20,7 +20,9 @@ def register(commands: Any) -> None:
         "into its model repository); eee = an Every Eval Ever record (schema 0.2.0) per system, OUT/SYSTEM/UUID.json; "
         "json = OUT/results.json, every score with its interval, latency, tokens, annotator and fingerprint.",
     )
-    e.add_argument("run", type=Path, metavar="RUN", help="run directory (voxeval run --benchmark da or style)")
+    e.add_argument(
+        "run", type=Path, metavar="RUN", help="run directory (voxeval run --benchmark da, style, dialogues or duplex)"
+    )
     e.add_argument("--format", required=True, choices=("eval-results", "eee", "json"), help="what to write")
     e.add_argument("--out", required=True, type=Path, help="output folder (created)")
     e.add_argument(
@@ -36,11 +38,11 @@ def register(commands: Any) -> None:
     e.set_defaults(handler=export_results)
     lb = commands.add_parser(
         "leaderboard",
-        description="Rank the systems of several runs of the same benchmark on the same dataset files, split and "
-        "limit, with the same prompts and annotator or judge (else refused, saying what differs, unless "
-        "--allow-mixed). Writes OUT/index.html and OUT/leaderboard.json: scores with 95% intervals, latency, "
-        "tokens and cost, the annotator or judge and its measured validity, the config fingerprint and the command "
-        "that reproduces each run.",
+        description="Rank the systems of several runs of the same benchmark (da, style or dialogues: each system "
+        "under each history condition) on the same dataset files, split and limit, with the same prompts, annotator "
+        "or judge and history conditions (else refused, saying what differs, unless --allow-mixed). Writes "
+        "OUT/index.html and OUT/leaderboard.json: scores with 95% intervals, latency, tokens and cost, the annotator "
+        "or judge and its measured validity, the config fingerprint and the command that reproduces each run.",
     )
     lb.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run directories")
     lb.add_argument("--out", required=True, type=Path, help="output folder (created)")

@@ -14,8 +14,8 @@ from typing import Any
 from voxeval.errors import ConfigError
 from voxeval.interop._results import METRICS, RunResults, Score
 
-PRIMARY = {"da": "wlcs", "style": "vstyle"}
-"""The metric a benchmark's leaderboard ranks by."""
+PRIMARY = {"da": "wlcs", "style": "vstyle", "dialogues": "turn_wlcs"}
+"""The metric a benchmark's leaderboard ranks by (a dialogues row is a system under one history condition)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Row:
 
 
 def _settings(r: RunResults) -> dict[str, Any]:
-    return {
+    settings: dict[str, Any] = {
         "benchmark": r.benchmark,
         "datasets": r.datasets,
         "split": r.split,
@@ -57,6 +57,9 @@ def _settings(r: RunResults) -> dict[str, Any]:
         "prompts": r.prompts,
         "annotator / judge": r.scorer,
     }
+    if r.benchmark == "dialogues":
+        settings["history conditions"] = list(r.histories)
+    return settings
 
 
 def differences(runs: list[RunResults]) -> list[str]:
@@ -126,16 +129,24 @@ def rank(runs: list[RunResults], *, allow_mixed: bool, prices: dict[str, Any] | 
             + "\n  ".join(diffs)
         )
     benchmark = runs[0].benchmark
+    if benchmark not in PRIMARY:
+        raise ConfigError(
+            f"{runs[0].run_dir}: a {benchmark} run has no single ranking metric; leaderboards rank "
+            f"{', '.join(PRIMARY)} runs (export its figures with voxeval export-results)"
+        )
     rows = [
         _row(run, system, dataset, prices)
         for run in runs
         for system, dataset in dict.fromkeys((s.system, s.dataset) for s in run.scores)
     ]
+    # Rows without the ranking metric (a dialogue run's gains between conditions, under the bare system name)
+    # are not ranked; they stay in the results export.
+    rows = [r for r in rows if PRIMARY[benchmark] in r.scores]
     ranked = [replace(r, rank=k) for k, r in enumerate(sorted(rows, key=lambda r: _order(benchmark, r)), 1)]
     return {
         "benchmark": benchmark,
         "metric": PRIMARY[benchmark],
-        "metrics": sorted({s.metric for run in runs for s in run.scores}, key=list(METRICS).index),
+        "metrics": sorted({m for r in rows for m in r.scores}, key=list(METRICS).index),
         "comparable": not diffs,
         "differences": diffs,
         "settings": _settings(runs[0]),

@@ -80,7 +80,13 @@ def leaderboard_html(board: dict[str, Any], title: str) -> str:
     about = ("Settings of the first run: " if board["differences"] else "") + (
         f"Benchmark <b>{esc(board['benchmark'])}</b>, ranked by {esc(primary.upper())}; datasets "
         f"{esc(', '.join(settings['datasets']))}; split {esc(settings['split'] or 'all')}; "
-        f"limit {esc(settings['limit'] or 'none')}."
+        f"limit {esc(settings['limit'] or 'none')}"
+        + (
+            f"; history conditions {esc(', '.join(settings['history conditions']))}"
+            if "history conditions" in settings
+            else ""
+        )
+        + "."
     )
     body = "".join(_row_html(r, metrics, primary) for r in board["rows"])
     table = (

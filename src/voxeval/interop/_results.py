@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from voxeval.errors import ConfigError, InputError, Location
+from voxeval.duplex._figures import STOP_WINDOW_S
+from voxeval.errors import InputError, Location
+from voxeval.llm.stream._options import StreamSettings
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,8 @@ class Score:
     system: str
     """System name in the run."""
     metric: str
-    """``wlcs``, ``wed`` (dialogue acts) or ``vstyle`` (style, VStyle-weighted)."""
+    """A key of :data:`METRICS`: ``wlcs``, ``wed`` (da), ``vstyle`` (style), ``turn_wlcs``, … (dialogues),
+    ``onset_latency_p50``, … (duplex)."""
     value: float | None
     """The score; ``None`` when nothing could be scored."""
     low: float | None = None
@@ -39,8 +42,43 @@ METRICS: dict[str, dict[str, Any]] = {
     "wlcs": {"lower_is_better": False, "min": 0.0, "max": 1.0, "about": "weighted LCS of dialogue acts"},
     "wed": {"lower_is_better": True, "min": 0.0, "max": 2.0, "about": "weighted edit distance of dialogue acts"},
     "vstyle": {"lower_is_better": False, "min": 1.0, "max": 5.0, "about": "VStyle-weighted style adherence (1-5)"},
-}
-"""What each metric is and which way is better."""
+    "turn_wlcs": {"lower_is_better": False, "min": 0.0, "max": 1.0, "about": "mean turn WLCS of dialogue acts"},
+    "turn_wed": {"lower_is_better": True, "min": 0.0, "max": 2.0, "about": "mean turn WED of dialogue acts"},
+    "dialogue_success": {
+        "lower_is_better": False, "min": 0.0, "max": 1.0,
+        "about": "share of dialogues whose every scored turn holds its reference's most important act",
+    },
+    "context_gain": {
+        "lower_is_better": False, "min": -1.0, "max": 1.0,
+        "about": "turn WLCS with the reference history minus without history, on context-needed turns",
+    },
+    "drift": {
+        "lower_is_better": True, "min": -1.0, "max": 1.0,
+        "about": "turn WLCS with the reference history minus with the system's own earlier replies",
+    },
+    "onset_latency_p50": {
+        "lower_is_better": True, "min": 0.0, "max": StreamSettings().answer_timeout_s,
+        "about": "median seconds from the end of the user's turn to the reply's first audio (server events)",
+    },
+    "takeover_rate": {
+        "lower_is_better": True, "min": 0.0, "max": 1.0,
+        "about": "share of mid-turn pauses in which the model took the turn (server events)",
+    },
+    "stop_rate": {
+        "lower_is_better": False, "min": 0.0, "max": 1.0,
+        "about": "share of interruptions after which the speaking model stopped (server events)",
+    },
+    "stop_latency_p50": {
+        "lower_is_better": True, "min": 0.0, "max": STOP_WINDOW_S,
+        "about": "median seconds from an interruption's start to the model's stop (server events)",
+    },
+    "continuation_rate": {
+        "lower_is_better": False, "min": 0.0, "max": 1.0,
+        "about": "share of backchannels the speaking model talked on through (server events)",
+    },
+}  # fmt: skip
+"""What each metric is, its range and which way is better (a duplex latency's range is its measurement window:
+a session ends as ``timeout`` after the answer timeout of silence, a stop counts only within the stop window)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +100,7 @@ class RunResults:
     run_dir: Path
     """The run directory."""
     benchmark: str
-    """``da`` or ``style``."""
+    """``da``, ``style``, ``dialogues`` or ``duplex``."""
     fingerprint: str
     """The run's config fingerprint."""
     created: str
@@ -87,6 +125,8 @@ class RunResults:
     """Every score of the run."""
     systems: dict[str, SystemFacts]
     """Facts per system name."""
+    histories: tuple[str, ...] = ()
+    """History conditions of a dialogues run (``gold``, ``own``, ``none``); empty for other benchmarks."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``--format json`` record."""
@@ -158,7 +198,7 @@ def _validity(config: dict[str, Any], benchmark: str) -> str:
     """The scorer's measured validity in words: gold references are exact; else what was measured, and where."""
     from voxeval.report._trust import measured_system_level
 
-    described = (config.get("components") or {}).get("annotator" if benchmark == "da" else "judge") or {}
+    described = (config.get("components") or {}).get("judge" if benchmark == "style" else "annotator") or {}
     if described.get("annotator") == "gold":
         return "exact: the gold reference acts"
     found = measured_system_level(config) if benchmark == "da" else None
@@ -171,8 +211,25 @@ def _validity(config: dict[str, Any], benchmark: str) -> str:
     return f"measured: {agreement}" if isinstance(agreement, str) else "not measured"
 
 
+def _scores(run_dir: Path, benchmark: str, config: dict[str, Any]) -> tuple[list[Score], dict[str, dict[str, Any]]]:
+    from voxeval.interop._bench_results import dialogue_scores, duplex_scores
+
+    if benchmark == "da":
+        return _da_scores(run_dir)
+    if benchmark == "style":
+        return _style_scores(run_dir)
+    if benchmark == "dialogues":
+        return dialogue_scores(run_dir)
+    return duplex_scores(run_dir, "+".join(config.get("datasets") or {}) or "duplex")
+
+
+SUPPORTED = ("da", "style", "dialogues", "duplex")
+"""Benchmarks whose runs export results and make leaderboards."""
+
+
 def run_results(run_dir: Path) -> RunResults:
-    """Read a finished (or partial) run directory's results; a folder that is no run is an error naming it."""
+    """Read a finished (or partial) run directory's results; a folder that is no run, or a run of a benchmark
+    without a results reader, is an :class:`InputError` naming it."""
     from voxeval.run._config import read_config
 
     config = read_config(run_dir)
@@ -180,11 +237,20 @@ def run_results(run_dir: Path) -> RunResults:
         raise InputError(Location(str(run_dir)), "not a run directory (no config.json)")
     settings = config["settings"]
     benchmark = settings.get("benchmark")
-    if benchmark not in ("da", "style") or "fingerprint" not in config:
-        raise ConfigError(f"{run_dir}: results export reads `voxeval run` folders of --benchmark da or style")
-    scores, replies = _da_scores(run_dir) if benchmark == "da" else _style_scores(run_dir)
+    where = Location(str(run_dir / "config.json"), field="settings.benchmark")
+    if benchmark not in SUPPORTED:
+        raise InputError(
+            where, f"run {run_dir} is of benchmark {benchmark!r}: results export reads {', '.join(SUPPORTED)} runs"
+        )
+    if "fingerprint" not in config:
+        raise InputError(
+            Location(where.path, field="fingerprint"), f"run {run_dir} has no config fingerprint; not a `voxeval run`"
+        )
+    scores, replies = _scores(run_dir, str(benchmark), config)
     datasets = {k: str(v.get("sha256")) for k, v in (config.get("datasets") or {}).items() if isinstance(v, dict)}
     prompts = {k: str(v.get("sha256")) for k, v in (config.get("prompts") or {}).items() if isinstance(v, dict)}
+    duplex = benchmark == "duplex"
+    histories = (settings.get("extra") or {}).get("history") if benchmark == "dialogues" else None
     return RunResults(
         run_dir=run_dir,
         benchmark=str(benchmark),
@@ -192,12 +258,13 @@ def run_results(run_dir: Path) -> RunResults:
         created=str(config.get("created") or ""),
         version=str(config.get("voxeval_version") or ""),
         command=tuple(str(a) for a in config.get("command") or ()),
-        scorer=str(settings.get("annotator")),
-        validity=_validity(config, str(benchmark)),
+        scorer="server events" if duplex else str(settings.get("annotator")),
+        validity="turn-taking timed by the server's own events" if duplex else _validity(config, str(benchmark)),
         datasets=datasets,
         prompts=prompts,
         split=settings.get("split"),
         limit=config.get("limit"),
         scores=tuple(scores),
         systems=_facts(replies),
+        histories=tuple(str(h) for h in histories or ()),
     )
