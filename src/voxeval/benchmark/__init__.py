@@ -79,7 +79,7 @@ def build_reports(
     bench = benchmark_of(run_dir)
     if content is None:
         return bench.report(run_dir, human, read_prices(prices))
-    if bench.name != "da":
+    if bench.name not in ("da", "dialogues"):
         raise ConfigError(f"--content applies to dialogue-act reports only; {run_dir} is a {bench.name} run")
     report: Any = bench.report
     paths: dict[str, Path] = report(run_dir, human, read_prices(prices), content)
