@@ -74,7 +74,7 @@ def build_reports(
 ) -> dict[str, Path]:
     """Write the report files of any folder voxeval writes (a run, a ``voxeval judge`` folder); ``content`` (a
     span similarity) adds WLCS-c / WED-c to a dialogue-act report."""
-    from voxeval.report._build import read_prices
+    from voxeval.report._usage import read_prices
 
     bench = benchmark_of(run_dir)
     if content is None:
