@@ -150,7 +150,7 @@ def test_html_renders_in_headless_chromium_offline(grid, tmp_path) -> None:
 
 
 def test_usage_and_cost() -> None:
-    from voxeval.report._build import usage_rows
+    from voxeval.report._usage import usage_rows
 
     replies = {
         "k1": {"system": "openai:x", "meta": {"input_tokens": 1000, "output_tokens": 200}},

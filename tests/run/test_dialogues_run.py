@@ -63,3 +63,25 @@ def test_the_report_shows_conditions_gains_and_the_dialogues_as_chats(run: Path)
     # Each user turn is followed by the reply under each of the three conditions.
     assert html.count('class="cond"') == 3 * html.count('class="user"') > 0
     assert "context gain" in (run / "report.md").read_text("utf-8")
+
+
+class _ExactSpans:
+    """A span similarity for tests: 1 for equal spans, else 0."""
+
+    name = "exact"
+
+    def similarities(self, pairs: list[tuple[str, str]]) -> list[float]:
+        return [float(a == b) for a, b in pairs]
+
+    def describe(self) -> dict:
+        return {"similarity": "exact"}
+
+
+def test_the_report_adds_wlcs_c_per_condition_and_compare_pairs_turns(run: Path, monkeypatch) -> None:
+    from voxeval.annotate._similarity import similarities
+
+    monkeypatch.setitem(similarities._factories, "exact", _ExactSpans)
+    assert main(["report", str(run), "--content", "exact"]) == 0
+    md = (run / "report.md").read_text("utf-8")
+    assert "turn WLCS-c [95% CI]" in md and md.count("| 1.000 [1.000, 1.000] | 0.000 |") >= 2
+    assert main(["compare", str(run), str(run), "--content", "exact", "--json"]) == 0

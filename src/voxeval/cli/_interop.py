@@ -96,7 +96,7 @@ def leaderboard(args: argparse.Namespace) -> int:
     from voxeval.interop._page import leaderboard_html
     from voxeval.interop._results import run_results
     from voxeval.io import atomic_write_text
-    from voxeval.report._build import read_prices
+    from voxeval.report._usage import read_prices
 
     runs = [run_results(r) for r in args.runs]
     board = rank(runs, allow_mixed=args.allow_mixed, prices=read_prices(args.prices))

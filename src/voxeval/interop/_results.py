@@ -177,8 +177,8 @@ def _style_scores(run_dir: Path) -> tuple[list[Score], dict[str, dict[str, Any]]
 
 
 def _facts(replies: dict[str, dict[str, Any]]) -> dict[str, SystemFacts]:
-    from voxeval.report._build import usage_rows
     from voxeval.report._latency import system_latency
+    from voxeval.report._usage import usage_rows
 
     latency = {
         s.system: {

@@ -47,8 +47,18 @@ def _value(estimate: Mapping[str, Any] | None) -> str:
     return "–" if not estimate else f"{estimate['value']:.3f}"
 
 
+CONTENT_HEADERS = ("turn WLCS-c [95% CI]", "turn WED-c")
+"""Columns added when the report was asked for content-aware scores (``--content``)."""
+
+
+def has_content(summary: Mapping[str, Any]) -> bool:
+    """Whether the summary carries WLCS-c / WED-c."""
+    return any("turn_wlcs_c" in c for c in summary["conditions"])
+
+
 def condition_rows(summary: Mapping[str, Any]) -> list[list[str]]:
-    """One row per (dataset, system, condition)."""
+    """One row per (dataset, system, condition); WLCS-c / WED-c last when present."""
+    extra = has_content(summary)
     return [
         [
             c["dataset"],
@@ -62,9 +72,14 @@ def condition_rows(summary: Mapping[str, Any]) -> list[list[str]]:
             _value(c["context_free_wlcs"]),
             _value(c["dialogue_success"]),
             str(len(c["excluded"])),
+            *((_ci(c.get("turn_wlcs_c")), _value(c.get("turn_wed_c"))) if extra else ()),
         ]
         for c in summary["conditions"]
     ]
+
+
+def _headers(summary: Mapping[str, Any], base: Sequence[str]) -> tuple[str, ...]:
+    return (*base, *CONTENT_HEADERS) if has_content(summary) else tuple(base)
 
 
 def gain_rows(summary: Mapping[str, Any]) -> list[list[str]]:
@@ -83,7 +98,7 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def dialogues_markdown(summary: Mapping[str, Any]) -> str:
     """The conditions table and the gains table (terminal and report.md)."""
-    text = _md_table(HEADERS, condition_rows(summary))
+    text = _md_table(_headers(summary, HEADERS), condition_rows(summary))
     if summary["gains"]:
         text += "\n\n" + _md_table(GAIN_HEADERS, gain_rows(summary))
     return text + "\n\n" + NOTE
@@ -100,7 +115,8 @@ def dialogues_text(summary: Mapping[str, Any]) -> str:
     """The conditions and gains tables for a terminal, within 120 columns."""
     from voxeval.report._terminal import text_table
 
-    text = text_table(TERMINAL_HEADERS, condition_rows(summary), numeric=range(3, 11), shrink=(0, 1))
+    rows = [row[: len(TERMINAL_HEADERS)] for row in condition_rows(summary)]  # WLCS-c / WED-c: in the report files
+    text = text_table(TERMINAL_HEADERS, rows, numeric=range(3, 11), shrink=(0, 1))
     if summary["gains"]:
         head = ("dataset", "system", "context gain (gold − none, needed turns)", "drift (gold − own)")
         text += "\n\n" + text_table(head, gain_rows(summary), shrink=(0, 1))
@@ -151,7 +167,8 @@ MAX_CHATS = 50
 def dialogues_html(summary: Mapping[str, Any], chats: Chats, latency: str = "") -> str:
     """The whole report page: the conditions, what context is worth, latency, then each dialogue as a chat."""
     sections = [
-        "<h2>Conditions</h2>" + table(HEADERS, condition_rows(summary), numeric=range(3, 11)),
+        "<h2>Conditions</h2>"
+        + table(_headers(summary, HEADERS), condition_rows(summary), numeric=range(3, len(_headers(summary, HEADERS)))),
         f'<p class="meta">{esc(NOTE)}</p>',
     ]
     if summary["gains"]:

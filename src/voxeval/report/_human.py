@@ -40,7 +40,7 @@ def _cells(s: dict[str, Any]) -> list[object]:
 
 def da_human_section(run_dir: Path) -> tuple[str, str]:
     """HTML and Markdown of :func:`da_human_rows` (empty strings when there are none)."""
-    from voxeval.report._build import markdown_table
+    from voxeval.report._escape import markdown_table
 
     rows = da_human_rows(run_dir)
     if not rows:

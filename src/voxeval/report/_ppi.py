@@ -172,7 +172,7 @@ def ppi_section(
 
 
 def _render(rows: list[PPIRow], note: str) -> tuple[str, str, list[list[object]]]:
-    from voxeval.report._build import markdown_table
+    from voxeval.report._escape import markdown_table
     from voxeval.report._html import esc, table
 
     cells = table_rows(rows)

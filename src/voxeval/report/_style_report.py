@@ -241,7 +241,7 @@ def _acoustic_agreement(
     if not any(r.get("judge") == "acoustic" for rows in judged.values() for r in rows):
         return [], []
     from voxeval.judge._acoustic_agreement import AGREEMENT_HEAD, agreement_note, agreement_rows, carry_note
-    from voxeval.report._build import markdown_table
+    from voxeval.report._escape import markdown_table
 
     rows: list[list[object]] = [list(r) for r in agreement_rows()]
     notes = [agreement_note(), carry_note(), _human_line(human)]
@@ -283,8 +283,9 @@ def build_style_reports(
     run_dir: Path, human: Path | None = None, prices: dict[str, Any] | None = None
 ) -> dict[str, Path]:
     """``report.md``, ``report.html`` and ``tables.csv`` of a style run (or a ``voxeval judge`` output folder)."""
-    from voxeval.report._build import markdown_table, usage_section
+    from voxeval.report._escape import markdown_table
     from voxeval.report._speech import latency_section
+    from voxeval.report._usage import usage_section
 
     summary = read_json_object(run_dir / "summary.json")
     block = "systems" if summary is not None and "systems" in summary else "models"  # a `voxeval judge` summary
