@@ -261,10 +261,8 @@ class DialoguesBenchmark:
 
     def dry_run(self, settings: RunSettings, plan: Plan, run_dir: Path) -> dict[str, Any]:
         """What the run would ask for, calling nothing."""
-        from voxeval.run._keys import read_run_log
-
         done = read_run_log(run_dir / "replies.jsonl")
-        turns = [i for i in plan.replies]
+        turns = plan.replies
         pending = {
             conditioned_name(system, history): sum(
                 reply_key(i.dataset, conditioned_name(system, history), i.id) not in done for i in turns

@@ -8,8 +8,8 @@ from typing import Any
 
 from voxeval.acts import LABELS
 from voxeval.data._dialogue import PHENOMENA, Dialogue, is_dialogue_row, parse_dialogue
-from voxeval.data._validate import ValidationReport, _check_steps
-from voxeval.errors import InputError, Location
+from voxeval.data._validate import ValidationReport, _check_steps, parsed_rows
+from voxeval.errors import InputError
 from voxeval.io import read_jsonl
 
 
@@ -29,29 +29,14 @@ def validate_dialogue_file(path: str | Path, *, require_spans: bool = False) -> 
     single-turn validator does (labels, weights summing to 1 with a unique maximum, spans exact and in order);
     ids unique, one language per file. The report's ``dialogues`` holds those that parsed."""
     report = ValidationReport(str(path))
-    seen: dict[str, int] = {}
-    try:
-        for line, row in read_jsonl(path):
-            where = Location(str(path), line)
-            try:
-                dialogue = parse_dialogue(row, where)
-            except InputError as exc:
-                report.errors.append(str(exc))
-                continue
-            if dialogue.id in seen:
-                report.errors.append(
-                    f"{where.child('id')}: duplicate id {dialogue.id!r} (first on line {seen[dialogue.id]})"
+    for where, row, dialogue in parsed_rows(path, parse_dialogue, report):
+        for i, turn in enumerate(row["turns"]):
+            if i % 2:
+                steps_where = where.child(f"turns[{i}].output_dialogue_acts.steps")
+                report.errors += _check_steps(
+                    turn["output_dialogue_acts"]["steps"], turn["text"], steps_where, require_spans
                 )
-                continue
-            seen[dialogue.id] = line
-            for i, turn in enumerate(row["turns"]):
-                if i % 2:
-                    steps_where = where.child(f"turns[{i}].output_dialogue_acts.steps")
-                    steps = turn["output_dialogue_acts"]["steps"]
-                    report.errors += _check_steps(steps, turn["text"], steps_where, require_spans)
-            report.dialogues.append(dialogue)
-    except InputError as exc:  # the file itself is unreadable past this line
-        report.errors.append(str(exc))
+        report.dialogues.append(dialogue)
     if not report.dialogues and not report.errors:
         report.errors.append(f"{path}: no rows")
     languages = {d.language: d for d in reversed(report.dialogues)}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from voxeval.acts import LABELS
 from voxeval.data._schema import GoldSample, parse_gold
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     from voxeval.data._dialogue import Dialogue
 from voxeval.errors import InputError, Location
 from voxeval.io import read_jsonl
+
+T = TypeVar("T")
 
 SUM_TOLERANCE = 1e-6
 """Stored importances must sum to 1 within this (the loader renormalises anyway; validation wants clean data)."""
@@ -86,31 +89,39 @@ def _check_one_language(samples: list[GoldSample], path: str) -> list[str]:
     return [f"{path}: input.locale mixes languages {seen}; a dataset holds one language"]
 
 
-def validate_file(path: str | Path, *, require_spans: bool = False) -> ValidationReport:
-    """Check schema, labels, weights (sum to 1 within 1e-6), spans (exact, in order) and unique ids."""
-    report = ValidationReport(str(path))
+def parsed_rows(
+    path: str | Path, parse: Callable[[dict[str, Any], Location], T], report: ValidationReport
+) -> Iterator[tuple[Location, dict[str, Any], T]]:
+    """Every row of ``path`` that parses and has an id not seen before, with its location; a row that does not parse,
+    a repeated id, or the file itself unreadable past a line is an error added to ``report`` (reading goes on)."""
     seen: dict[str, int] = {}
     try:
         for line, row in read_jsonl(path):
             where = Location(str(path), line)
             try:
-                sample = parse_gold(row, where)
+                parsed = parse(row, where)
             except InputError as exc:
                 report.errors.append(str(exc))
                 continue
-            if sample.id in seen:
-                report.errors.append(
-                    f"{where.child('id')}: duplicate id {sample.id!r} (first on line {seen[sample.id]})"
-                )
+            row_id = str(getattr(parsed, "id"))  # noqa: B009 - every parsed record has an id
+            if row_id in seen:
+                report.errors.append(f"{where.child('id')}: duplicate id {row_id!r} (first on line {seen[row_id]})")
                 continue
-            seen[sample.id] = line
-            steps_where = where.child("output_dialogue_acts.steps")
-            report.errors += _check_steps(
-                row["output_dialogue_acts"]["steps"], sample.output_text, steps_where, require_spans
-            )
-            report.samples.append(sample)
+            seen[row_id] = line
+            yield where, row, parsed
     except InputError as exc:  # the file itself is unreadable past this line
         report.errors.append(str(exc))
+
+
+def validate_file(path: str | Path, *, require_spans: bool = False) -> ValidationReport:
+    """Check schema, labels, weights (sum to 1 within 1e-6), spans (exact, in order) and unique ids."""
+    report = ValidationReport(str(path))
+    for where, row, sample in parsed_rows(path, parse_gold, report):
+        steps_where = where.child("output_dialogue_acts.steps")
+        report.errors += _check_steps(
+            row["output_dialogue_acts"]["steps"], sample.output_text, steps_where, require_spans
+        )
+        report.samples.append(sample)
     if not report.samples and not report.errors:
         report.errors.append(f"{path}: no rows")
     report.errors += _check_one_language(report.samples, str(path))

@@ -33,9 +33,7 @@ benchmarks/acoustic_vstyle_data.py reads the development examples with)."""
 
 def vstyle_item(row: dict[str, Any], where: Location) -> StyleItem:
     """One VStyle instruction row as a style item (id: ``instruct_id``, else ``id``)."""
-    from voxeval.style._requirements import parse_requirements
-    from voxeval.style._task import read_task, style_text
-    from voxeval.style._vstyle import _ability, _identifier, _text, detect_language
+    from voxeval.style._vstyle import _ability, _identifier, _text, detect_language, read_instruction
 
     instruction = _text(row, "instruct_text", where)
     name = row.get("ability")
@@ -43,8 +41,7 @@ def vstyle_item(row: dict[str, Any], where: Location) -> StyleItem:
         {**row, "ability": PUBLISHED_ABILITY_NAMES.get(name, name) if isinstance(name, str) else name}, where
     )
     language = detect_language(instruction)
-    task = read_task(instruction, language)
-    requirements = {} if ability.startswith("empathy/") else parse_requirements(style_text(instruction, task), language)
+    task, requirements = read_instruction(instruction, ability, language)
     key = "instruct_id" if row.get("instruct_id") is not None else "id"
     item_id = _identifier(row, key, where)
     return StyleItem(

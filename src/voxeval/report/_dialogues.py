@@ -166,9 +166,9 @@ MAX_CHATS = 50
 
 def dialogues_html(summary: Mapping[str, Any], chats: Chats, latency: str = "") -> str:
     """The whole report page: the conditions, what context is worth, latency, then each dialogue as a chat."""
+    head = _headers(summary, HEADERS)
     sections = [
-        "<h2>Conditions</h2>"
-        + table(_headers(summary, HEADERS), condition_rows(summary), numeric=range(3, len(_headers(summary, HEADERS)))),
+        "<h2>Conditions</h2>" + table(head, condition_rows(summary), numeric=range(3, len(head))),
         f'<p class="meta">{esc(NOTE)}</p>',
     ]
     if summary["gains"]:

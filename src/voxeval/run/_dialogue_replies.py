@@ -20,7 +20,7 @@ from typing import Any
 from voxeval.run._executor import Row, Task
 from voxeval.run._keys import check_run_row, reply_key
 from voxeval.run._outcomes import max_reply_bytes
-from voxeval.run._replies import ReplyItem, ReplyWorker, generate_replies
+from voxeval.run._replies import ReplyItem, ReplyWorker, generate_replies, in_flight
 from voxeval.run._stage import Stage, StageRun, run_stage
 from voxeval.systems import Reply, SpokenDialogueSystem, Turn, open_conversation
 
@@ -90,7 +90,7 @@ class DialogueWorker:
         """One row per turn, all written together (see the module docstring for a broken session)."""
         condition = self.replies.system
         assert isinstance(condition, HistoryCondition)
-        conversation = open_conversation(condition.system, items[0].id.rpartition("/")[0])
+        conversation = open_conversation(condition.system, dialogue_of(items[0]))
         rows: list[Row] = []
         try:
             for item in items:
@@ -148,14 +148,13 @@ async def dialogue_replies(
     concurrency: int | None,
 ) -> dict[str, Row]:
     """Every missing reply of a dialogue run; ``systems`` are :class:`HistoryCondition` s."""
-    per_turn = [s for s in systems if isinstance(s, HistoryCondition) and s.history != "own"]
-    rows = await generate_replies(run_dir, items, list(per_turn), inputs, prompts, how=how, concurrency=concurrency)
+    own = [s for s in systems if isinstance(s, HistoryCondition) and s.history == "own"]
+    per_turn = [s for s in systems if s not in own]
+    rows = await generate_replies(run_dir, items, per_turn, inputs, prompts, how=how, concurrency=concurrency)
     dialogues: dict[tuple[str, str], list[ReplyItem]] = {}
     for item in items:
         dialogues.setdefault((item.dataset, dialogue_of(item)), []).append(item)
-    for system in systems:
-        if not isinstance(system, HistoryCondition) or system.history != "own":
-            continue
+    for system in own:
         stage = Stage(f"replies {system.name}", run_dir / "replies.jsonl", trace=True, check=check_run_row)
         tasks = [
             Task(
@@ -168,8 +167,5 @@ async def dialogue_replies(
         ]
         replies = ReplyWorker(system, run_dir, inputs, prompts, system.cpu_bound, max_reply_bytes=max_reply_bytes())
         worker = DialogueWorker(replies, system.cpu_bound)
-        limit = concurrency or system.concurrency
-        if system.cpu_bound:
-            limit = max(limit, getattr(how.cpu_executor, "processes", 1))
-        rows = await run_stage(stage, tasks, worker, limit=limit, how=how)
+        rows = await run_stage(stage, tasks, worker, limit=in_flight(system, concurrency, how), how=how)
     return rows

@@ -169,8 +169,14 @@ async def generate_replies(
         tasks = [Task((reply_key(i.dataset, system.name, i.id),), i, f) for i, f in zip(items, fields, strict=True)]
         cpu_bound = bool(getattr(system, "cpu_bound", False))
         worker = ReplyWorker(system, run_dir, inputs, prompts, cpu_bound, max_reply_bytes=max_reply_bytes())
-        limit = concurrency or system.concurrency
-        if cpu_bound:  # a local system (the offline cascade): one reply per worker process or Ray actor
-            limit = max(limit, getattr((how or StageRun()).cpu_executor, "processes", 1))
-        rows = await run_stage(stage, tasks, worker, limit=limit, how=how)
+        rows = await run_stage(stage, tasks, worker, limit=in_flight(system, concurrency, how), how=how)
     return rows
+
+
+def in_flight(system: SpokenDialogueSystem, concurrency: int | None, how: StageRun | None) -> int:
+    """Replies (or dialogues) a system's reply stage keeps in flight: ``--concurrency`` or the system's own; a local
+    system (the offline cascade) at least one per worker process or Ray actor."""
+    limit = concurrency or system.concurrency
+    if getattr(system, "cpu_bound", False):
+        limit = max(limit, getattr((how or StageRun()).cpu_executor, "processes", 1))
+    return int(limit)

@@ -75,6 +75,14 @@ def _audio_path(row: dict[str, Any], root: Path, where: Location) -> str:
     return value
 
 
+def read_instruction(instruction: str, ability: str, language: str) -> tuple[Any, dict[str, Any]]:
+    """The task an instruction sets (what to say, how it is checked) and the style requirements it states."""
+    task = read_task(instruction, language)
+    # An empathy instruction tells how the *user* feels ("I'm so sad today"); it states no style for the reply.
+    requirements = {} if ability.startswith("empathy/") else parse_requirements(style_text(instruction, task), language)
+    return task, requirements
+
+
 def parse_vstyle_row(row: dict[str, Any], root: Path, where: Location) -> StyleItem:
     """One VStyle row as a :class:`StyleItem` (the audio file must exist inside ``root``)."""
     instruction = _text(row, "instruct_text", where)
@@ -83,10 +91,7 @@ def parse_vstyle_row(row: dict[str, Any], root: Path, where: Location) -> StyleI
         raise InputError(where.child("response_text"), f"must be a string or null, got {response_text!r}")
     language = detect_language(instruction)
     ability = _ability(row, where)
-    # An empathy instruction tells how the *user* feels ("I'm so sad today"); it states no style for the reply.
-    task = read_task(instruction, language)
-    style = style_text(instruction, task)
-    requirements = {} if ability.startswith("empathy/") else parse_requirements(style, language)
+    task, requirements = read_instruction(instruction, ability, language)
     return StyleItem(
         id=_identifier(row, "id", where),
         ability=ability,

@@ -49,10 +49,10 @@ class SessionSystem:
         from voxeval.llm import EarlierTurn, SessionInput
 
         rate = self.model.protocol.input_rate
-        history = tuple(
-            EarlierTurn(said.role, said.text if said.role == "assistant" else "", None)
-            if said.audio is None
-            else EarlierTurn(said.role, "", input_pcm(said.audio, rate, f"{turn.id} (history)"))
+        history = tuple(  # a turn with audio is sent as its audio, any other as its text
+            EarlierTurn(said.role, "", input_pcm(said.audio, rate, f"{turn.id} (history)"))
+            if said.audio is not None
+            else EarlierTurn(said.role, said.text)
             for said in (turn.history if with_history else ())
         )
         pcm = input_pcm(turn.audio, rate, turn.id)
